@@ -1,0 +1,156 @@
+"""Fixtures: the app on a temporary instance folder, its test client, a real server process,
+and a real browser (the system Chromium, driven by Playwright)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from webapp import create_app
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "benchmarks"
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture
+def app(tmp_path):
+    return create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path / "instance")})
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def csrf_of(html: str) -> str:
+    match = re.search(r'name="csrf-token" content="([^"]+)"', html)
+    assert match, "the page carries no CSRF token"
+    return match.group(1)
+
+
+class Player:
+    """A test client that behaves like a browser on a level page (sends the CSRF header)."""
+
+    def __init__(self, client, path: str):
+        self.client = client
+        self.path = path
+        page = client.get(path)
+        assert page.status_code == 200, page.text
+        self.token = csrf_of(page.text)
+
+    def act(self, action: str, **fields: str):
+        return self.client.post(
+            f"{self.path}/play",
+            data={"action": action, **fields},
+            headers={"X-CSRF-Token": self.token, "HX-Request": "true"},
+        )
+
+
+@pytest.fixture
+def player(client):
+    return lambda path: Player(client, path)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """The app served by gunicorn in its own process, as `make run` serves it."""
+
+    def __init__(self, instance: Path):
+        self.instance = instance
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        env = {**os.environ, "PUZZLE_LAB_INSTANCE": str(self.instance)}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--workers", "1", "--threads", "16",
+             "--bind", f"127.0.0.1:{self.port}", "--graceful-timeout", "2", "wsgi:app"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(self.url + "/", timeout=1).close()
+                return
+            except OSError:
+                if self.process.poll() is not None:
+                    raise RuntimeError(self.process.stderr.read().decode()) from None
+                time.sleep(0.1)
+        raise RuntimeError("the server did not start within 20 s")
+
+    def kill(self) -> None:
+        """Kill the whole server (SIGKILL: no chance to tidy up)."""
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture
+def server(tmp_path) -> Iterator[Server]:
+    running = Server(tmp_path / "instance")
+    running.start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory) -> Iterator[Server]:
+    """One server shared by a module's browser tests (each test uses its own browser context,
+    so its own player)."""
+    running = Server(tmp_path_factory.mktemp("live") / "instance")
+    running.start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"the browser tests need Chromium at {CHROMIUM} (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync"],
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()

@@ -1,0 +1,80 @@
+"""Puzzle Lab: the Flask application factory."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import threading
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, g
+
+from webapp.store import Store, connect
+
+ROOT = Path(__file__).resolve().parent.parent
+
+_connections = threading.local()
+
+
+def _secret_key(instance: Path) -> str:
+    """The key that signs session cookies, made once per installation and never committed."""
+    path = instance / "secret_key"
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_hex(32))
+    return path.read_text().strip()
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    instance = Path(
+        (test_config or {}).get("INSTANCE_PATH")
+        or os.environ.get("PUZZLE_LAB_INSTANCE")
+        or ROOT / "instance"
+    ).resolve()
+    instance.mkdir(parents=True, exist_ok=True)
+    app = Flask(
+        __name__,
+        instance_path=str(instance),
+        template_folder=str(ROOT / "templates"),
+        static_folder=str(ROOT / "static"),
+    )
+    app.config.from_mapping(
+        DATABASE=str(instance / "puzzlelab.sqlite3"),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_NAME="puzzlelab",
+        PERMANENT_SESSION_LIFETIME=timedelta(days=365),
+        MAX_CONTENT_LENGTH=6 * 1024 * 1024,
+        MAX_FORM_MEMORY_SIZE=1024 * 1024,
+    )
+    if test_config:
+        app.config.update(test_config)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = _secret_key(instance)
+    # Solvers that keep tables on disk (pattern databases) find the instance folder here.
+    os.environ.setdefault("PUZZLE_LAB_INSTANCE", str(instance))
+    connect(app.config["DATABASE"]).close()  # create the schema once, up front
+
+    from webapp import web
+
+    app.register_blueprint(web.bp)
+    web.register_errors(app)
+    return app
+
+
+def get_store() -> Store:
+    """The store for this request, on a connection kept per thread and database."""
+    from flask import current_app
+
+    if "store" not in g:
+        path = current_app.config["DATABASE"]
+        cache = getattr(_connections, "by_path", None)
+        if cache is None:
+            cache = _connections.by_path = {}
+        if path not in cache:
+            cache[path] = connect(path)
+        g.store = Store(cache[path])
+    return g.store

@@ -1,0 +1,78 @@
+"""The built-in level collections under levels/<game>/, and content ids for pasted levels."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from webapp import games
+from webapp.games.base import Collection, Game
+
+LEVELS_DIR = Path(__file__).resolve().parent.parent / "levels"
+
+#: The collection name that holds levels players paste or upload, addressed by content id.
+CUSTOM = "custom"
+
+
+@dataclass(frozen=True)
+class LevelRef:
+    """Where a level lives: a built-in collection and 1-based number, or a custom content id."""
+
+    game: str
+    collection: str
+    number: int = 0
+    custom_id: str = ""
+
+    @property
+    def key(self) -> str:
+        if self.collection == CUSTOM:
+            return f"{CUSTOM}/{self.custom_id}"
+        return f"{self.collection}/{self.number}"
+
+    @property
+    def path(self) -> str:
+        return f"/{self.game}/{self.key}"
+
+
+@lru_cache(maxsize=None)
+def collections(game_name: str) -> tuple[Collection, ...]:
+    """The game's collections, in the order of its collections.json; parsed once."""
+    game = games.get(game_name)
+    folder = LEVELS_DIR / game_name
+    index = folder / "collections.json"
+    if not index.exists():
+        return ()
+    found = []
+    for entry in json.loads(index.read_text(encoding="utf-8")):
+        text = (folder / entry["file"]).read_text(encoding="utf-8")
+        found.append(
+            Collection(
+                slug=entry["slug"],
+                title=entry["title"],
+                levels=tuple(game.parse(text)),
+                credit=entry.get("credit", ""),
+                description=entry.get("description", ""),
+            )
+        )
+    return tuple(found)
+
+
+def collection(game_name: str, slug: str) -> Collection | None:
+    for found in collections(game_name):
+        if found.slug == slug:
+            return found
+    return None
+
+
+def content_id(game: Game, level: Any) -> str:
+    """A short id derived from the board alone: the same board always gets the same id."""
+    digest = hashlib.sha256(f"{game.name}\n{game.board_text(level)}".encode()).hexdigest()
+    return digest[:12]
+
+
+def level_title(game: Game, level: Any, fallback: str) -> str:
+    return game.level_title(level) or fallback

@@ -1,0 +1,142 @@
+"""The command line: ``python -m webapp solve GAME FILE ...`` and ``python -m webapp algorithms GAME``.
+
+Output is one JSON object per level, printed as soon as that level is done (see SPEC.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from webapp import games
+from webapp.games.base import LevelError
+from webapp.search import Limits
+from webapp.solving import solve
+
+#: Statuses the CLI contract knows; the engine's others are reported as errors with a reason.
+_CONTRACT_STATUSES = {"solved", "unsolvable", "timeout", "node-limit", "error"}
+
+
+class UsageError(Exception):
+    """Arguments or a file the command cannot use: exit status 2."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m webapp", description="Puzzle Lab tools")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("solve", help="solve the levels of a file and print JSON lines")
+    run.add_argument("game", help="sokoban, sliding, vexed or blocks")
+    run.add_argument("file", help="a level file or collection")
+    run.add_argument("--level", type=int, help="only this level (1-based)")
+    run.add_argument("--algorithm", help="solver name (see: python -m webapp algorithms GAME)")
+    run.add_argument("--time-limit", type=float, default=60.0, help="seconds per level")
+    run.add_argument("--node-limit", type=int, default=None, help="expanded states per level")
+    run.add_argument("--memory-limit", type=int, default=4096, help="megabytes per level")
+    listing = commands.add_parser("algorithms", help="list a game's solvers")
+    listing.add_argument("game")
+    return parser
+
+
+def _game(name: str) -> games.Game:
+    try:
+        return games.get(name)
+    except KeyError:
+        raise UsageError(f"unknown game {name!r}; games: {', '.join(games.names())}") from None
+
+
+def record(game: games.Game, number: int, level: Any, algorithm: str, result: Any) -> dict:
+    """The JSON object of one solved (or not) level, as the contract spells it."""
+    status = result.status
+    error = result.error
+    if status not in _CONTRACT_STATUSES:
+        error = {
+            "memory-limit": "stopped: the memory limit was reached",
+            "cancelled": "stopped: cancelled",
+        }.get(status, f"stopped: {status}")
+        status = "error"
+    moves = result.moves if status == "solved" else None
+    out: dict[str, Any] = {
+        "game": game.name,
+        "level": number,
+        "title": game.level_title(level),
+        "algorithm": algorithm,
+        "status": status,
+        "solution": game.join_moves(moves) if moves is not None else None,
+        "length": result.cost if moves is not None else None,
+        "metric": result.metric,
+        "optimal": bool(result.optimal) if moves is not None else False,
+        "expanded": result.expanded,
+        "generated": result.generated,
+        "seconds": round(result.seconds, 4),
+    }
+    if moves is not None:
+        out.update(game.count(level, moves))
+    known = getattr(level, "known_optimal", None)
+    if known is not None:
+        out["known_optimal"] = known
+    for key, value in result.extra.items():
+        out.setdefault(key, value)
+    if status == "error":
+        out["error"] = error or "unknown error"
+    return out
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    game = _game(args.game)
+    algorithm = args.algorithm or game.default_algorithm
+    if algorithm not in game.algorithms():
+        raise UsageError(
+            f"unknown algorithm {algorithm!r} for {game.name}; "
+            f"known: {', '.join(game.algorithms())}"
+        )
+    if args.time_limit is not None and args.time_limit <= 0:
+        raise UsageError("--time-limit must be positive")
+    if args.node_limit is not None and args.node_limit <= 0:
+        raise UsageError("--node-limit must be positive")
+    try:
+        text = Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {args.file}: {exc}") from None
+    try:
+        levels = game.parse(text)
+    except LevelError as exc:
+        raise UsageError(f"{args.file}: {exc}") from None
+    numbers = range(1, len(levels) + 1)
+    if args.level is not None:
+        if not 1 <= args.level <= len(levels):
+            raise UsageError(f"--level {args.level}: the file has levels 1 to {len(levels)}")
+        numbers = range(args.level, args.level + 1)
+    limits = Limits(seconds=args.time_limit, nodes=args.node_limit, memory_mb=args.memory_limit)
+    for number in numbers:
+        level = levels[number - 1]
+        result = solve(game, level, algorithm, limits=limits)
+        print(json.dumps(record(game, number, level, algorithm, result), ensure_ascii=False),
+              flush=True)
+    return 0
+
+
+def cmd_algorithms(args: argparse.Namespace) -> int:
+    game = _game(args.game)
+    for name, algorithm in game.algorithms().items():
+        default = " (default)" if name == game.default_algorithm else ""
+        optimal = f"optimal in {algorithm.metric}" if algorithm.optimal else "not optimal"
+        print(f"{name}{default}: {algorithm.summary} [{optimal}]")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return 2 if exit_.code not in (0, None) else 0
+    try:
+        if args.command == "solve":
+            return cmd_solve(args)
+        return cmd_algorithms(args)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2

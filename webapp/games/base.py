@@ -1,0 +1,153 @@
+"""The one small interface every game implements, and the errors it raises.
+
+A game is a set of pure functions over immutable values: parse level text, give the start
+state, apply a move (a short string in the game's notation) to get a new state, tell a win.
+Undo, redo, storage, the web and the solvers' plumbing live above this and are written once.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from webapp.search import Monitor, Result
+
+Level = TypeVar("Level")
+State = TypeVar("State")
+
+#: Largest level text any parser accepts; longer text is refused before parsing.
+MAX_LEVEL_TEXT = 200_000
+
+
+class LevelError(ValueError):
+    """A level text that cannot be played, with the 1-based line and column at fault."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None):
+        self.message = message
+        self.line = line
+        self.column = column
+        where = ""
+        if line is not None:
+            where = f"line {line}" + (f", column {column}" if column is not None else "") + ": "
+        super().__init__(where + message)
+
+
+class MoveError(ValueError):
+    """A move string that is not in the game's notation."""
+
+
+class IllegalMove(ValueError):
+    """A well-formed move that the rules do not allow in this state."""
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """A named solver of one game, as the CLI and the solve page list it."""
+
+    name: str
+    summary: str
+    #: What a solution's length counts: "moves", "pushes", "steps", "line_moves", "path_moves".
+    metric: str
+    #: True when a solution this algorithm returns is guaranteed shortest in ``metric``.
+    optimal: bool
+    #: ``run(level, state, monitor)`` searches from ``state`` and returns a Result whose moves
+    #: are tokens in the game's notation. It calls ``monitor.tick`` often (see webapp.search).
+    run: Callable[[Any, Any, Monitor], Result]
+
+
+@dataclass(frozen=True)
+class Collection:
+    """Levels parsed from one file, with the title and credit shown to players."""
+
+    slug: str
+    title: str
+    levels: Sequence[Any]
+    credit: str = ""
+    description: str = ""
+
+
+class Game(ABC, Generic[Level, State]):
+    """What a game module provides; see docs/game-interface.md for what goes where."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    #: The counters shown to the player, in order, e.g. ("moves", "pushes").
+    counters: ClassVar[tuple[str, ...]] = ("moves",)
+
+    # -- levels -----------------------------------------------------------------------------
+    @abstractmethod
+    def parse(self, text: str) -> list[Level]:
+        """Parse a level file or collection; raise LevelError naming line and column."""
+
+    @abstractmethod
+    def level_text(self, level: Level) -> str:
+        """The canonical text of a level; parse(level_text(x)) gives x back, title included."""
+
+    @abstractmethod
+    def board_text(self, level: Level) -> str:
+        """The canonical text of the board alone (no title): what a level's content id hashes."""
+
+    def level_title(self, level: Level) -> str:
+        return getattr(level, "title", "") or ""
+
+    # -- play -------------------------------------------------------------------------------
+    @abstractmethod
+    def start(self, level: Level) -> State:
+        """The position the level starts in."""
+
+    @abstractmethod
+    def split_moves(self, moves: str) -> list[str]:
+        """Split a move string into single-move tokens; raise MoveError on bad notation."""
+
+    @abstractmethod
+    def join_moves(self, tokens: Iterable[str]) -> str:
+        """The inverse of split_moves."""
+
+    @abstractmethod
+    def apply(self, level: Level, state: State, move: str) -> State:
+        """The state after one move token; raise IllegalMove (or MoveError) if not allowed."""
+
+    @abstractmethod
+    def legal_moves(self, level: Level, state: State) -> list[str]:
+        """Every move token allowed in this state."""
+
+    @abstractmethod
+    def is_solved(self, level: Level, state: State) -> bool:
+        """True when the state is a win."""
+
+    @abstractmethod
+    def render_text(self, level: Level, state: State) -> str:
+        """The position as text in the game's own level format."""
+
+    def count(
+        self, level: Level, tokens: Sequence[str], state: State | None = None
+    ) -> dict[str, int]:
+        """The counters (see ``counters``) for move tokens played from ``state`` (the start
+        by default)."""
+        return {"moves": len(tokens)}
+
+    # -- solvers ----------------------------------------------------------------------------
+    default_algorithm: ClassVar[str] = ""
+
+    def algorithms(self) -> dict[str, Algorithm]:
+        """The solvers, by name; the game's solver module is imported only when asked."""
+        return {}
+
+    def normalize_move(self, level: Level, state: State, move: str) -> str:
+        """The canonical spelling of a legal move (Sokoban upper-cases pushes)."""
+        return move
+
+    def click(self, level: Level, state: State, row: int, column: int) -> list[str]:
+        """The moves a click on the cell at (row, column) stands for; none by default."""
+        return []
+
+    def replay(self, level: Level, tokens: Iterable[str], state: State | None = None) -> State:
+        """Apply tokens one by one from ``state`` (the start by default)."""
+        if state is None:
+            state = self.start(level)
+        for token in tokens:
+            state = self.apply(level, state, token)
+        return state

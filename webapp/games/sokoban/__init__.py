@@ -1,0 +1,145 @@
+"""Sokoban: push every box onto a goal. Moves are LURD (lower case a step, upper case a push)."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from webapp.games.base import Algorithm, Game, IllegalMove, MoveError
+from webapp.games.sokoban.level import Level, parse_collection
+
+DIRECTIONS = {"l": (0, -1), "u": (-1, 0), "r": (0, 1), "d": (1, 0)}
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where the player and the boxes stand."""
+
+    player: int
+    boxes: frozenset[int]
+
+
+def step_offset(level: Level, direction: str) -> int:
+    dr, dc = DIRECTIONS[direction]
+    return dr * level.width + dc
+
+
+class Sokoban(Game[Level, Position]):
+    name = "sokoban"
+    title = "Sokoban"
+    counters = ("moves", "pushes")
+    default_algorithm = "fast"
+
+    def parse(self, text: str) -> list[Level]:
+        return parse_collection(text)
+
+    def level_text(self, level: Level) -> str:
+        head = f"Title: {level.title}\n" if level.title else ""
+        return head + level.xsb()
+
+    def board_text(self, level: Level) -> str:
+        return level.xsb()
+
+    def start(self, level: Level) -> Position:
+        return Position(level.player, level.boxes)
+
+    def split_moves(self, moves: str) -> list[str]:
+        tokens = [ch for ch in moves if not ch.isspace()]
+        for index, ch in enumerate(tokens):
+            if ch.lower() not in DIRECTIONS:
+                raise MoveError(
+                    f"move {index + 1} is {ch!r}: Sokoban moves are l u r d (steps) "
+                    "and L U R D (pushes)"
+                )
+        return tokens
+
+    def join_moves(self, tokens: Iterable[str]) -> str:
+        return "".join(tokens)
+
+    def apply(self, level: Level, state: Position, move: str) -> Position:
+        direction = move.lower()
+        if direction not in DIRECTIONS:
+            raise MoveError(f"{move!r} is not a Sokoban move")
+        offset = step_offset(level, direction)
+        target = state.player + offset
+        if target not in level.floor:
+            raise IllegalMove("a wall is in the way")
+        if target in state.boxes:
+            beyond = target + offset
+            if beyond not in level.floor or beyond in state.boxes:
+                raise IllegalMove("that box cannot move: something is behind it")
+            return Position(target, (state.boxes - {target}) | {beyond})
+        if move.isupper():
+            raise IllegalMove(f"{move!r} is a push, but there is no box to push")
+        return Position(target, state.boxes)
+
+    def normalize_move(self, level: Level, state: Position, move: str) -> str:
+        """The move with the right case: upper case when it pushes a box."""
+        target = state.player + step_offset(level, move.lower())
+        return move.upper() if target in state.boxes else move.lower()
+
+    def legal_moves(self, level: Level, state: Position) -> list[str]:
+        moves = []
+        for direction in DIRECTIONS:
+            offset = step_offset(level, direction)
+            target = state.player + offset
+            if target not in level.floor:
+                continue
+            if target in state.boxes:
+                beyond = target + offset
+                if beyond in level.floor and beyond not in state.boxes:
+                    moves.append(direction.upper())
+            else:
+                moves.append(direction)
+        return moves
+
+    def is_solved(self, level: Level, state: Position) -> bool:
+        return state.boxes == level.goals
+
+    def algorithms(self) -> dict[str, Algorithm]:
+        from webapp.games.sokoban.solver import ALGORITHMS
+
+        return ALGORITHMS
+
+    def render_text(self, level: Level, state: Position) -> str:
+        return level.xsb(state.player, state.boxes)
+
+    def count(
+        self, level: Level, tokens: Sequence[str], state: Position | None = None
+    ) -> dict[str, int]:
+        return {"moves": len(tokens), "pushes": sum(1 for t in tokens if t.isupper())}
+
+    def click(self, level: Level, state: Position, row: int, column: int) -> list[str]:
+        """A click on a floor square walks there by a shortest path (no pushes)."""
+        if not (0 <= row < level.height and 0 <= column < level.width):
+            return []
+        return walk(level, state, row * level.width + column) or []
+
+
+def walk(level: Level, state: Position, target: int) -> list[str] | None:
+    """The steps of a shortest walk to ``target`` around the boxes, or None if none exists."""
+    if target not in level.floor or target in state.boxes:
+        return None
+    came: dict[int, tuple[int, str] | None] = {state.player: None}
+    queue = deque([state.player])
+    while queue:
+        cell = queue.popleft()
+        if cell == target:
+            path = []
+            link = came[cell]
+            while link is not None:
+                cell, step = link
+                path.append(step)
+                link = came[cell]
+            return path[::-1]
+        for direction in DIRECTIONS:
+            nxt = cell + step_offset(level, direction)
+            if nxt in came or nxt not in level.floor or nxt in state.boxes:
+                continue
+            came[nxt] = (cell, direction)
+            queue.append(nxt)
+    return None
+
+
+GAME = Sokoban()

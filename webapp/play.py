@@ -1,0 +1,118 @@
+"""A game in progress: a level, a history of move tokens and an undo cursor.
+
+Undo, redo and restart live here once for every game. The position is never stored: it is
+derived by replaying the history up to the cursor. A restart is itself a step of history
+(the token RESTART), so it can be undone like any move.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from webapp.games.base import Game, IllegalMove, MoveError
+
+RESTART = "!"
+
+#: The longest history kept for one game; beyond it a move is refused with a message.
+MAX_HISTORY = 100_000
+
+
+@dataclass
+class Play:
+    game: Game
+    level: Any
+    history: list[str] = field(default_factory=list)
+    cursor: int = 0
+    _state: Any = None
+
+    # -- derived ------------------------------------------------------------------------------
+    @property
+    def moves(self) -> list[str]:
+        """The moves since the last restart, up to the cursor: what the board shows."""
+        done = self.history[: self.cursor]
+        if RESTART in done:
+            done = done[len(done) - done[::-1].index(RESTART) :]
+        return done
+
+    @property
+    def state(self) -> Any:
+        if self._state is None:
+            self._state = self.game.replay(self.level, self.moves)
+        return self._state
+
+    @property
+    def figures(self) -> dict[str, int]:
+        return self.game.count(self.level, self.moves)
+
+    @property
+    def solved(self) -> bool:
+        return self.game.is_solved(self.level, self.state)
+
+    @property
+    def can_undo(self) -> bool:
+        return self.cursor > 0
+
+    @property
+    def can_redo(self) -> bool:
+        return self.cursor < len(self.history)
+
+    def move_string(self) -> str:
+        return self.game.join_moves(self.moves)
+
+    # -- changes ------------------------------------------------------------------------------
+    def _push(self, tokens: list[str], state: Any) -> None:
+        if self.cursor + len(tokens) > MAX_HISTORY:
+            raise IllegalMove(f"this game already has {MAX_HISTORY:,} moves; restart it to go on")
+        del self.history[self.cursor :]
+        self.history.extend(tokens)
+        self.cursor = len(self.history)
+        self._state = state
+
+    def play(self, tokens: list[str]) -> None:
+        """Play moves in order; all or nothing (an illegal one leaves the game unchanged)."""
+        state = self.state
+        played = []
+        for token in tokens:
+            if token == RESTART:
+                raise MoveError(f"{RESTART!r} is not a move")
+            spelled = self.game.normalize_move(self.level, state, token)
+            state = self.game.apply(self.level, state, spelled)
+            played.append(spelled)
+        if played:
+            self._push(played, state)
+
+    def undo(self) -> bool:
+        if not self.can_undo:
+            return False
+        self.cursor -= 1
+        self._state = None
+        return True
+
+    def redo(self) -> bool:
+        if not self.can_redo:
+            return False
+        self.cursor += 1
+        self._state = None
+        return True
+
+    def restart(self) -> bool:
+        """Back to the start, as an undoable step; nothing to do at the start already."""
+        if not self.moves:
+            return False
+        self._push([RESTART], self.game.start(self.level))
+        return True
+
+    def replace(self, tokens: list[str]) -> None:
+        """Show exactly these moves from the start (a replay link), keeping the old position
+        reachable by undo. Playing the same moves again changes nothing."""
+        if tokens == self.moves:
+            return
+        state = self.game.start(self.level)
+        spelled = []
+        for token in tokens:
+            token = self.game.normalize_move(self.level, state, token)
+            state = self.game.apply(self.level, state, token)
+            spelled.append(token)
+        prefix = [RESTART] if self.moves else []
+        self._push(prefix + spelled, state)

@@ -1,0 +1,381 @@
+"""Breadth-first, A*, weighted/greedy best-first and IDA* over a small problem interface."""
+
+from __future__ import annotations
+
+import heapq
+import os
+import time
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
+from itertools import count
+from typing import Any, Generic, TypeVar
+
+S = TypeVar("S")
+
+#: An action is the move tokens (game notation) that take one state to the next; a push in
+#: Sokoban, for instance, is the walk to the box plus the push itself.
+Action = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """When a search gives up: wall-clock seconds, expanded states, resident memory."""
+
+    seconds: float | None = 60.0
+    nodes: int | None = 20_000_000
+    memory_mb: int | None = 2048
+
+
+@dataclass
+class Progress:
+    """A snapshot of a running search, several times a second."""
+
+    expanded: int
+    generated: int
+    frontier: int
+    depth: int
+    elapsed: float
+    rate: float
+    sample: Any = None
+    note: str = ""
+
+
+class Stop(Exception):
+    """Raised inside a search when a limit is hit or the run is cancelled."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason  # "timeout" | "node-limit" | "memory-limit" | "cancelled"
+
+
+@dataclass
+class Result:
+    """How a search ended and, when solved, the moves (tokens in the game's notation)."""
+
+    status: str  # solved | unsolvable | timeout | node-limit | memory-limit | cancelled | error
+    moves: list[str] | None = None
+    expanded: int = 0
+    generated: int = 0
+    seconds: float = 0.0
+    optimal: bool = False
+    metric: str = "moves"
+    cost: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def solved(self) -> bool:
+        return self.status == "solved"
+
+
+def _rss_mb() -> float:
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:  # not Linux: no cheap reading, rely on the process's address-space cap
+        return 0.0
+
+
+class Monitor:
+    """Counts work, enforces Limits and cancellation, and reports Progress at an interval.
+
+    Algorithms call ``tick`` every few hundred expansions with their running totals; it is
+    cheap, and raises Stop when the search must end.
+    """
+
+    stride = 256
+
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        on_progress: Callable[[Progress], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        interval: float = 0.15,
+    ):
+        self.limits = limits or Limits()
+        self.on_progress = on_progress
+        self.cancelled = cancelled
+        self.interval = interval
+        self.started = time.monotonic()
+        self._last_report = 0.0
+        self.expanded = 0
+        self.generated = 0
+        self.frontier = 0
+        self.depth = 0
+        self.note = ""
+        if self.limits.nodes is not None:
+            self.stride = max(1, min(self.stride, self.limits.nodes))
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def tick(
+        self,
+        expanded: int,
+        generated: int,
+        frontier: int = 0,
+        depth: int = 0,
+        sample: Callable[[], Any] | None = None,
+        force: bool = False,
+    ) -> None:
+        """Record totals; raise Stop on a limit or cancellation; report if it is time."""
+        self.expanded, self.generated, self.frontier, self.depth = (
+            expanded,
+            generated,
+            frontier,
+            depth,
+        )
+        now = time.monotonic()
+        elapsed = now - self.started
+        limits = self.limits
+        if self.cancelled is not None and self.cancelled():
+            raise Stop("cancelled")
+        if limits.seconds is not None and elapsed > limits.seconds:
+            raise Stop("timeout")
+        if limits.nodes is not None and expanded >= limits.nodes:
+            raise Stop("node-limit")
+        if force or now - self._last_report >= self.interval:
+            if limits.memory_mb is not None and _rss_mb() > limits.memory_mb:
+                raise Stop("memory-limit")
+            self._last_report = now
+            if self.on_progress is not None:
+                self.on_progress(
+                    Progress(
+                        expanded=expanded,
+                        generated=generated,
+                        frontier=frontier,
+                        depth=depth,
+                        elapsed=elapsed,
+                        rate=expanded / elapsed if elapsed > 0 else 0.0,
+                        sample=sample() if sample is not None else None,
+                        note=self.note,
+                    )
+                )
+
+    def result(self, status: str, **fields: Any) -> Result:
+        """A Result carrying this monitor's totals and elapsed time."""
+        fields.setdefault("expanded", self.expanded)
+        fields.setdefault("generated", self.generated)
+        return Result(status=status, seconds=self.elapsed, **fields)
+
+
+class SearchProblem(Generic[S]):
+    """A search space: override start, is_goal and successors; h, key, display are optional."""
+
+    def start(self) -> S:
+        raise NotImplementedError
+
+    def is_goal(self, state: S) -> bool:
+        raise NotImplementedError
+
+    def successors(self, state: S) -> Iterable[tuple[Action, S, int]]:
+        """Each (action, next state, cost of the action)."""
+        raise NotImplementedError
+
+    def h(self, state: S) -> int:
+        """A lower bound on the cost to a goal (admissible for the optimal algorithms)."""
+        return 0
+
+    def key(self, state: S) -> Hashable:
+        """What identifies a state in the visited table (a normal form of it)."""
+        return state  # type: ignore[return-value]
+
+    def display(self, state: S) -> Any:
+        """The game state a player would see for this search state (for the live view)."""
+        return state
+
+
+def _path(parents: dict[Hashable, tuple[Hashable, Action] | None], key: Hashable) -> list[str]:
+    actions: list[Action] = []
+    link = parents[key]
+    while link is not None:
+        key, action = link
+        actions.append(action)
+        link = parents[key]
+    return [token for action in reversed(actions) for token in action]
+
+
+def run_search(search: Callable[[Monitor], Result], monitor: Monitor) -> Result:
+    """Run a search, turning Stop and MemoryError into results instead of exceptions."""
+    try:
+        return search(monitor)
+    except Stop as stop:
+        return monitor.result(stop.reason)
+    except MemoryError:
+        return monitor.result("memory-limit")
+
+
+def bfs(problem: SearchProblem[S], monitor: Monitor) -> Result:
+    """Breadth-first by number of actions; optimal when every action counts one."""
+
+    def search(monitor: Monitor) -> Result:
+        start = problem.start()
+        start_key = problem.key(start)
+        parents: dict[Hashable, tuple[Hashable, Action] | None] = {start_key: None}
+        if problem.is_goal(start):
+            return monitor.result("solved", moves=[], cost=0, optimal=True)
+        layer = [start]
+        depth = expanded = 0
+        generated = 1
+        while layer:
+            depth += 1
+            following: list[S] = []
+            for state in layer:
+                expanded += 1
+                if expanded % monitor.stride == 0:
+                    monitor.tick(
+                        expanded, generated, len(layer) + len(following), depth,
+                        lambda state=state: problem.display(state),
+                    )
+                parent_key = problem.key(state)
+                for action, child, _cost in problem.successors(state):
+                    child_key = problem.key(child)
+                    if child_key in parents:
+                        continue
+                    generated += 1
+                    parents[child_key] = (parent_key, action)
+                    if problem.is_goal(child):
+                        monitor.tick(expanded, generated, 0, depth, force=True)
+                        moves = _path(parents, child_key)
+                        return monitor.result("solved", moves=moves, cost=depth, optimal=True)
+                    following.append(child)
+            layer = following
+        monitor.tick(expanded, generated, 0, depth, force=True)
+        return monitor.result("unsolvable")
+
+    return run_search(search, monitor)
+
+
+def best_first(
+    problem: SearchProblem[S],
+    monitor: Monitor,
+    g_weight: float = 1.0,
+    h_weight: float = 1.0,
+) -> Result:
+    """Best-first on f = g_weight*g + h_weight*h: A* at (1, 1), greedy at (0, 1).
+
+    A state reached again by a cheaper path is re-queued, so with an admissible h and
+    weights (1, 1) the first goal taken off the queue is optimal.
+    """
+    optimal = g_weight == 1.0 and h_weight == 1.0
+
+    def search(monitor: Monitor) -> Result:
+        start = problem.start()
+        start_key = problem.key(start)
+        best_g: dict[Hashable, int] = {start_key: 0}
+        parents: dict[Hashable, tuple[Hashable, Action] | None] = {start_key: None}
+        tie = count()
+        h0 = problem.h(start)
+        queue: list[tuple[float, int, int, int, S]] = [
+            (h_weight * h0, h0, next(tie), 0, start)
+        ]
+        expanded = 0
+        generated = 1
+        while queue:
+            _f, h, _, g, state = heapq.heappop(queue)
+            key = problem.key(state)
+            if g > best_g[key]:
+                continue  # a stale entry: a cheaper path to this state was queued later
+            if problem.is_goal(state):
+                monitor.tick(expanded, generated, len(queue), g, force=True)
+                moves = _path(parents, key)
+                return monitor.result("solved", moves=moves, cost=g, optimal=optimal)
+            expanded += 1
+            if expanded % monitor.stride == 0:
+                monitor.tick(
+                    expanded, generated, len(queue), g + h,
+                    lambda state=state: problem.display(state),
+                )
+            for action, child, cost in problem.successors(state):
+                child_g = g + cost
+                child_key = problem.key(child)
+                known = best_g.get(child_key)
+                if known is not None and known <= child_g:
+                    continue
+                child_h = problem.h(child)
+                if child_h < 0:
+                    continue  # the problem's way of saying "dead end"
+                best_g[child_key] = child_g
+                parents[child_key] = (key, action)
+                generated += 1
+                heapq.heappush(
+                    queue,
+                    (g_weight * child_g + h_weight * child_h, child_h, next(tie), child_g, child),
+                )
+        monitor.tick(expanded, generated, 0, 0, force=True)
+        return monitor.result("unsolvable")
+
+    return run_search(search, monitor)
+
+
+def astar(problem: SearchProblem[S], monitor: Monitor) -> Result:
+    """A*: optimal in the problem's action costs when h never overestimates."""
+    return best_first(problem, monitor)
+
+
+def idastar(problem: SearchProblem[S], monitor: Monitor, max_bound: int = 10_000) -> Result:
+    """Iterative-deepening A*: depth-first within a rising f bound; memory linear in depth.
+
+    States on the current path are not revisited. Progress notes each iteration's bound.
+    """
+
+    def search(monitor: Monitor) -> Result:
+        start = problem.start()
+        bound = problem.h(start)
+        expanded = generated = 0
+        while bound <= max_bound:
+            monitor.note = f"f-bound {bound}"
+            monitor.tick(expanded, generated, 0, bound, force=True)
+            next_bound: float = float("inf")
+            on_path = {problem.key(start)}
+            path: list[Action] = []
+            # Each frame: (state, g, iterator over its successors).
+            stack = [(start, 0, iter(problem.successors(start)))]
+            if problem.is_goal(start):
+                return monitor.result("solved", moves=[], cost=0, optimal=True)
+            expanded += 1
+            while stack:
+                state, g, children = stack[-1]
+                step = next(children, None)
+                if step is None:
+                    stack.pop()
+                    on_path.discard(problem.key(state))
+                    if path:
+                        path.pop()
+                    continue
+                action, child, cost = step
+                child_key = problem.key(child)
+                if child_key in on_path:
+                    continue
+                generated += 1
+                child_g = g + cost
+                h = problem.h(child)
+                if h < 0:
+                    continue
+                f = child_g + h
+                if f > bound:
+                    next_bound = min(next_bound, f)
+                    continue
+                if problem.is_goal(child):
+                    path.append(action)
+                    moves = [token for act in path for token in act]
+                    monitor.tick(expanded, generated, len(stack), bound, force=True)
+                    return monitor.result("solved", moves=moves, cost=child_g, optimal=True)
+                expanded += 1
+                if expanded % monitor.stride == 0:
+                    monitor.tick(
+                        expanded, generated, len(stack), bound,
+                        lambda child=child: problem.display(child),
+                    )
+                path.append(action)
+                on_path.add(child_key)
+                stack.append((child, child_g, iter(problem.successors(child))))
+            if next_bound == float("inf"):
+                return monitor.result("unsolvable")
+            bound = int(next_bound)
+        return monitor.result("unsolvable")
+
+    return run_search(search, monitor)
+
