@@ -106,13 +106,13 @@ class Play:
     def replace(self, tokens: list[str]) -> None:
         """Show exactly these moves from the start (a replay link), keeping the old position
         reachable by undo. Playing the same moves again changes nothing."""
-        if tokens == self.moves:
-            return
         state = self.game.start(self.level)
         spelled = []
         for token in tokens:
             token = self.game.normalize_move(self.level, state, token)
             state = self.game.apply(self.level, state, token)
             spelled.append(token)
+        if spelled == self.moves:
+            return
         prefix = [RESTART] if self.moves else []
         self._push(prefix + spelled, state)

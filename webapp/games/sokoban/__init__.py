@@ -76,6 +76,8 @@ class Sokoban(Game[Level, Position]):
 
     def normalize_move(self, level: Level, state: Position, move: str) -> str:
         """The move with the right case: upper case when it pushes a box."""
+        if move.lower() not in DIRECTIONS:
+            raise MoveError(f"{move!r} is not a Sokoban move")
         target = state.player + step_offset(level, move.lower())
         return move.upper() if target in state.boxes else move.lower()
 

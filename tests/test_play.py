@@ -1,0 +1,72 @@
+"""Undo, redo, restart and replay links, written once for every game (webapp.play)."""
+
+from __future__ import annotations
+
+import pytest
+
+from webapp.games import get
+from webapp.games.base import IllegalMove, MoveError
+from webapp.play import RESTART, Play
+
+GAME = get("sokoban")
+LEVEL = GAME.parse("#######\n#@ $ .#\n#######")[0]
+
+
+def test_undo_after_a_move_gives_back_the_same_state_and_redo_replays_it():
+    play = Play(GAME, LEVEL)
+    start = play.state
+    play.play(["r", "r"])
+    after = play.state
+    assert play.undo() and play.undo()
+    assert play.state == start
+    assert not play.undo()
+    assert play.redo() and play.redo()
+    assert play.state == after and not play.redo()
+
+
+def test_a_new_move_after_undo_drops_the_redo_tail():
+    play = Play(GAME, LEVEL)
+    play.play(["r", "R"])
+    play.undo()
+    play.play(["l"])
+    assert play.history == ["r", "l"] and not play.can_redo
+
+
+def test_moves_are_spelled_canonically_and_counted():
+    play = Play(GAME, LEVEL)
+    play.play(["r", "r", "r"])
+    assert play.moves == ["r", "R", "R"]
+    assert play.figures == {"moves": 3, "pushes": 2}
+    assert play.solved
+
+
+def test_an_illegal_move_leaves_the_game_unchanged():
+    play = Play(GAME, LEVEL)
+    play.play(["r"])
+    with pytest.raises(IllegalMove):
+        play.play(["r", "u"])
+    assert play.moves == ["r"]
+    with pytest.raises(MoveError):
+        play.play([RESTART])
+
+
+def test_restart_is_undoable():
+    play = Play(GAME, LEVEL)
+    play.play(["r", "R"])
+    assert play.restart()
+    assert play.moves == [] and play.state == GAME.start(LEVEL)
+    assert not play.restart()  # nothing to restart at the start
+    play.undo()
+    assert play.moves == ["r", "R"]
+
+
+def test_replace_shows_exactly_the_replay_and_keeps_the_old_game_undoable():
+    play = Play(GAME, LEVEL)
+    play.play(["r"])
+    play.replace(["r", "r"])
+    assert play.moves == ["r", "R"]
+    history = list(play.history)
+    play.replace(["r", "r"])  # the same link again changes nothing
+    assert play.history == history
+    play.undo(), play.undo(), play.undo()
+    assert play.moves == ["r"]

@@ -1,0 +1,132 @@
+"""The pages and the play endpoint, through the Flask test client."""
+
+from __future__ import annotations
+
+import re
+
+from tests.conftest import csrf_of
+
+
+def test_home_lists_the_games_and_their_collections(client):
+    page = client.get("/")
+    assert page.status_code == 200
+    assert "Sokoban" in page.text
+    assert 'href="/sokoban/microban/"' in page.text
+    assert "155 levels" in page.text
+
+
+def test_collection_page_lists_levels_and_progress(client, player):
+    page = client.get("/sokoban/first-steps/")
+    assert page.status_code == 200
+    assert page.text.count('href="/sokoban/first-steps/') == 5
+    me = player("/sokoban/first-steps/1")
+    assert me.act("move", moves="r").status_code == 200
+    page = client.get("/sokoban/first-steps/")
+    assert "1 of 5 solved" in page.text
+    assert re.search(r'class="solved">\s*<a href="/sokoban/first-steps/1">', page.text)
+
+
+def test_a_move_returns_the_board_partial_with_counters(player):
+    me = player("/sokoban/microban/1")
+    response = me.act("move", moves="d")
+    assert response.status_code == 200
+    assert response.text.lstrip().startswith('<div id="play"')
+    assert '<b id="count-moves">1</b>' in response.text
+    assert "<html" not in response.text
+
+
+def test_a_step_into_a_wall_changes_nothing(player):
+    me = player("/sokoban/microban/1")
+    quiet = me.act("move", moves="l", quiet="1")  # the box on the left has a wall behind it
+    assert quiet.status_code == 204
+    loud = me.act("move", moves="rrrr")
+    assert loud.status_code == 200 and "wall is in the way" in loud.text
+    assert '<b id="count-moves">0</b>' in loud.text
+
+
+def test_a_forged_move_gets_a_clear_400(player):
+    me = player("/sokoban/microban/1")
+    response = me.act("move", moves="dx")
+    assert response.status_code == 400
+    assert "Not a move" in response.text and "'x'" in response.text
+    assert me.act("dance").status_code == 400
+    assert me.act("click", cell="nonsense").status_code == 400
+
+
+def test_a_post_without_the_csrf_token_is_refused(client):
+    client.get("/sokoban/microban/1")
+    response = client.post("/sokoban/microban/1/play", data={"action": "move", "moves": "d"})
+    assert response.status_code == 403
+    assert "Reload" in response.text
+
+
+def test_unknown_games_collections_and_levels_are_404_with_a_message(client):
+    assert "no game called" in client.get("/chess/").text
+    assert client.get("/sokoban/nope/").status_code == 404
+    response = client.get("/sokoban/microban/999")
+    assert response.status_code == 404 and "levels 1 to 155" in response.text
+    assert client.get("/sokoban/custom/zzzz").status_code == 404
+    assert client.get("/sokoban/custom/0123456789ab").status_code == 404
+
+
+def test_players_do_not_see_each_others_games(app):
+    alice, bob = app.test_client(), app.test_client()
+    page = alice.get("/sokoban/microban/1")
+    alice.post("/sokoban/microban/1/play", data={"action": "move", "moves": "dl"},
+               headers={"X-CSRF-Token": csrf_of(page.text)})
+    assert '<b id="count-moves">2</b>' in alice.get("/sokoban/microban/1").text
+    assert '<b id="count-moves">0</b>' in bob.get("/sokoban/microban/1").text
+
+
+def test_paste_gives_a_content_derived_url_and_titles_are_escaped(client):
+    token = csrf_of(client.get("/sokoban/").text)
+    text = "Title: <script>alert(1)</script>\n#####\n#@$.#\n#####"
+    first = client.post("/sokoban/new", data={"text": text, "csrf_token": token})
+    assert first.status_code == 303
+    url = first.headers["Location"]
+    assert re.fullmatch(r"/sokoban/custom/[0-9a-f]{12}", url)
+    again = client.post("/sokoban/new", data={"text": "#####\n#@OX#\n#####", "csrf_token": token})
+    assert again.headers["Location"] == url
+    page = client.get(url)
+    assert "<script>alert(1)</script>" not in page.text
+    assert "&lt;script&gt;" in page.text
+
+
+def test_paste_of_a_collection_lists_each_level(client):
+    token = csrf_of(client.get("/sokoban/").text)
+    text = "; One\n#####\n#@$.#\n#####\n\n; Two\n######\n#@$ .#\n######\n"
+    page = client.post("/sokoban/new", data={"text": text, "csrf_token": token})
+    assert page.status_code == 200
+    assert page.text.count('href="/sokoban/custom/') == 2
+
+
+def test_paste_errors_name_the_fault_and_keep_the_text(client):
+    token = csrf_of(client.get("/sokoban/").text)
+    page = client.post("/sokoban/new", data={"text": "#####\n#@$.#\n#@  #\n#####", "csrf_token": token})
+    assert page.status_code == 400
+    assert "line 3, column 2: a second player" in page.text
+    assert "#@  #" in page.text
+    empty = client.post("/sokoban/new", data={"text": "  ", "csrf_token": token})
+    assert empty.status_code == 400 and "Paste a level" in empty.text
+    huge = client.post("/sokoban/new", data={"text": "#" * 300_000, "csrf_token": token})
+    assert huge.status_code in (400, 413)
+
+
+def test_an_uploaded_file_is_read_like_pasted_text(client):
+    import io
+
+    token = csrf_of(client.get("/sokoban/").text)
+    data = {"csrf_token": token, "file": (io.BytesIO(b"#####\n#@$.#\n#####\n"), "level.xsb")}
+    response = client.post("/sokoban/new", data=data, content_type="multipart/form-data")
+    assert response.status_code == 303
+    binary = {"csrf_token": token, "file": (io.BytesIO(b"\xff\xfe\x00binary"), "x.png")}
+    response = client.post("/sokoban/new", data=binary, content_type="multipart/form-data")
+    assert response.status_code == 400 and "not text" in response.text
+
+
+def test_a_replay_link_redirects_to_the_level_with_the_moves_applied(client):
+    response = client.get("/sokoban/microban/1?moves=dlU")
+    assert response.status_code == 303 and response.headers["Location"] == "/sokoban/microban/1"
+    page = client.get("/sokoban/microban/1")
+    assert '<b id="count-moves">3</b>' in page.text and '<b id="count-pushes">1</b>' in page.text
+    assert client.get("/sokoban/microban/1?moves=" + "l" * 300_000).status_code == 400
