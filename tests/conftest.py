@@ -62,6 +62,24 @@ def player(client):
     return lambda path: Player(client, path)
 
 
+def process_gone(pid: int) -> bool:
+    """True when the process no longer runs (a zombie waiting to be reaped counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return any(line.startswith("State:") and "Z" in line.split()[1] for line in status)
+    except FileNotFoundError:
+        return True
+
+
+def wait_until(predicate, timeout: float = 10.0, step: float = 0.1) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return predicate()
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -71,18 +89,35 @@ def free_port() -> int:
 class Server:
     """The app served by gunicorn in its own process, as `make run` serves it."""
 
-    def __init__(self, instance: Path):
+    def __init__(self, instance: Path, **settings: str):
         self.instance = instance
+        self.settings = settings
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
         env = {**os.environ, "PUZZLE_LAB_INSTANCE": str(self.instance)}
+        env.update({f"PUZZLE_LAB_{name}": value for name, value in self.settings.items()})
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--workers", "1", "--threads", "16",
-             "--bind", f"127.0.0.1:{self.port}", "--graceful-timeout", "2", "wsgi:app"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "--workers",
+                "1",
+                "--threads",
+                "16",
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                "--graceful-timeout",
+                "2",
+                "wsgi:app",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
             start_new_session=True,
         )
         deadline = time.monotonic() + 20
@@ -139,9 +174,15 @@ def browser():
         chromium = playwright.chromium.launch(
             executable_path=CHROMIUM,
             headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync"],
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
         )
         yield chromium
         chromium.close()

@@ -50,6 +50,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         MAX_CONTENT_LENGTH=6 * 1024 * 1024,
         MAX_FORM_MEMORY_SIZE=1024 * 1024,
     )
+    app.config.from_prefixed_env("PUZZLE_LAB")  # e.g. PUZZLE_LAB_SOLVE_ORPHAN_GRACE=1
     if test_config:
         app.config.update(test_config)
     if not app.config.get("SECRET_KEY"):
@@ -58,9 +59,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     os.environ.setdefault("PUZZLE_LAB_INSTANCE", str(instance))
     connect(app.config["DATABASE"]).close()  # create the schema once, up front
 
-    from webapp import web
+    from webapp import live, web
 
     app.register_blueprint(web.bp)
+    live.init_app(app)
     web.register_errors(app)
     return app
 

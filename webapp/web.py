@@ -207,7 +207,10 @@ def level_page(game_name: str, collection: str, ident: str) -> Response | str:
             raise BadRequest(f"This replay link does not work on this level: {exc}") from None
         save_play(found, play)
         return redirect(found.ref.path, code=303)
-    return render_template("level.html", **play_context(found, play))
+    from webapp.live import panel_context, runner
+
+    job = runner().latest(player_id(), f"{found.game.name}/{found.ref.key}")
+    return render_template("level.html", **{**panel_context(found, job), **play_context(found, play)})
 
 
 @bp.post("/<game_name>/<collection>/<ident>/play")

@@ -53,7 +53,7 @@
     const page = document.querySelector(".level-page");
     if (!page || event.altKey || event.metaKey) return;
     const target = event.target;
-    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.isContentEditable)) return;
+    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable)) return;
     const key = event.key;
     let values = null;
     if ((event.ctrlKey && (key === "z" || key === "Z")) || (!event.ctrlKey && (key === "u" || key === "z"))) {
@@ -75,13 +75,13 @@
   function onClick(event) {
     const page = document.querySelector(".level-page");
     if (!page) return;
-    const button = event.target.closest("[data-action]");
+    const button = event.target.closest("#play [data-action]");
     if (button && page.contains(button)) {
       event.preventDefault();
       if (!button.disabled) send({ action: button.dataset.action });
       return;
     }
-    const cell = event.target.closest(".board [data-cell]");
+    const cell = event.target.closest("#play .board [data-cell]");
     if (cell && page.contains(cell)) {
       send({ action: "click", cell: cell.dataset.cell });
     }

@@ -140,6 +140,10 @@ class Game(ABC, Generic[Level, State]):
         """The canonical spelling of a legal move (Sokoban upper-cases pushes)."""
         return move
 
+    def describe_move(self, level: Level, state: State, move: str) -> str:
+        """The move in words, for hints (e.g. "push left")."""
+        return move
+
     def click(self, level: Level, state: State, row: int, column: int) -> list[str]:
         """The moves a click on the cell at (row, column) stands for; none by default."""
         return []

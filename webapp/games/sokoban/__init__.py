@@ -81,6 +81,10 @@ class Sokoban(Game[Level, Position]):
         target = state.player + step_offset(level, move.lower())
         return move.upper() if target in state.boxes else move.lower()
 
+    def describe_move(self, level: Level, state: Position, move: str) -> str:
+        words = {"l": "left", "u": "up", "r": "right", "d": "down"}[move.lower()]
+        return ("push " if move.isupper() else "step ") + words + f" ({move})"
+
     def legal_moves(self, level: Level, state: Position) -> list[str]:
         moves = []
         for direction in DIRECTIONS:

@@ -1,0 +1,120 @@
+"""The command line contract of SPEC.md: JSON lines, fields, exit statuses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import ROOT, SHARED
+
+FIELDS = {
+    "game",
+    "level",
+    "title",
+    "algorithm",
+    "status",
+    "solution",
+    "length",
+    "metric",
+    "optimal",
+    "expanded",
+    "generated",
+    "seconds",
+}
+
+
+def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "webapp", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_solve_prints_one_json_line_per_level_with_the_contract_fields():
+    done = run(
+        "solve",
+        "sokoban",
+        str(SHARED / "sokoban" / "microban.xsb"),
+        "--level",
+        "2",
+        "--algorithm",
+        "bfs",
+        "--time-limit",
+        "20",
+    )
+    assert done.returncode == 0, done.stderr
+    (line,) = done.stdout.strip().split("\n")
+    record = json.loads(line)
+    assert FIELDS <= set(record) and "error" not in record
+    assert record["game"] == "sokoban" and record["level"] == 2 and record["title"] == "Microban 2"
+    assert record["status"] == "solved" and record["metric"] == "pushes" and record["optimal"]
+    assert record["length"] == record["pushes"] == sum(c.isupper() for c in record["solution"])
+    assert record["moves"] == len(record["solution"])
+
+
+def test_without_level_every_level_of_the_file_is_solved(tmp_path):
+    path = tmp_path / "two.xsb"
+    path.write_text("; One\n#####\n#@$.#\n#####\n\n; Two\n######\n#@$ .#\n######\n")
+    done = run("solve", "sokoban", str(path), "--algorithm", "moves")
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in done.stdout.strip().split("\n")]
+    assert [(r["level"], r["title"], r["solution"]) for r in records] == [
+        (1, "One", "R"),
+        (2, "Two", "RR"),
+    ]
+    assert all(r["metric"] == "moves" and r["optimal"] for r in records)
+
+
+def test_an_unsolvable_level_and_a_node_limit_are_reported_not_crashed(tmp_path):
+    path = tmp_path / "stuck.xsb"
+    path.write_text("######\n#@ $.#\n######\n\n#####\n#$.@#\n#####\n")  # box on a wall
+    done = run("solve", "sokoban", str(path), "--algorithm", "bfs")
+    records = [json.loads(line) for line in done.stdout.strip().split("\n")]
+    assert done.returncode == 0
+    assert records[1]["status"] == "unsolvable" and records[1]["solution"] is None
+    big = run(
+        "solve",
+        "sokoban",
+        str(SHARED / "sokoban" / "xsokoban.xsb"),
+        "--level",
+        "1",
+        "--algorithm",
+        "bfs",
+        "--node-limit",
+        "50",
+    )
+    assert json.loads(big.stdout)["status"] == "node-limit"
+
+
+def test_unusable_arguments_and_unreadable_files_exit_2():
+    assert run("solve", "chess", "x").returncode == 2
+    missing = run("solve", "sokoban", "/no/such/file.xsb")
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
+    bad_level = run("solve", "sokoban", str(SHARED / "sokoban" / "microban.xsb"), "--level", "999")
+    assert bad_level.returncode == 2 and "levels 1 to 155" in bad_level.stderr
+    assert (
+        run(
+            "solve", "sokoban", str(SHARED / "sokoban" / "microban.xsb"), "--algorithm", "magic"
+        ).returncode
+        == 2
+    )
+    assert run("solve", "sokoban").returncode == 2
+
+
+def test_a_malformed_file_exits_2_with_the_line(tmp_path):
+    path = tmp_path / "bad.xsb"
+    path.write_text("#####\n#@$x#\n#####\n")
+    done = run("solve", "sokoban", str(path))
+    assert done.returncode == 2 and "line 2, column 4" in done.stderr
+
+
+def test_algorithms_lists_each_with_one_line():
+    done = run("algorithms", "sokoban")
+    assert done.returncode == 0
+    lines = done.stdout.strip().split("\n")
+    assert [line.split(":")[0].split(" ")[0] for line in lines] == ["bfs", "astar", "fast", "moves"]
+    assert "(default)" in done.stdout

@@ -1,0 +1,110 @@
+"""Solver processes: results, queueing, one solve per board, cancel, kill, memory limit."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import process_gone, wait_until
+from webapp.games import get
+from webapp.runner import Busy, Job, Request, Runner, wait_for
+from webapp.search import Limits
+
+GAME = get("sokoban")
+LEVELS = GAME.parse(
+    (
+        __import__("pathlib").Path(__file__).resolve().parents[1]
+        / "levels"
+        / "sokoban"
+        / "xsokoban.xsb"
+    ).read_text()
+)
+SMALL = "#######\n#@ $ .#\n#######"
+BIG = GAME.level_text(LEVELS[4])  # far beyond a breadth-first search's reach in a test
+
+
+def request(text: str, board: str, algorithm: str = "bfs", moves=(), **limits) -> Request:
+    return Request(
+        "sokoban",
+        text,
+        list(moves),
+        algorithm,
+        Limits(**{"seconds": 30, **limits}),
+        owner="p1",
+        board=board,
+    )
+
+
+@pytest.fixture
+def runner():
+    running = Runner(max_running=1, orphan_grace=0.5)
+    yield running
+    running.shutdown()
+
+
+def test_a_solve_runs_in_another_process_and_reports_its_result(runner):
+    import os
+
+    job = runner.submit(request(SMALL, "a"))
+    assert wait_for(job, lambda j: j.state == "done", 30)
+    assert job.pid and job.pid != os.getpid()
+    assert job.result.status == "solved" and job.result.moves == ["r", "R", "R"]
+
+
+def test_a_solve_from_a_position_starts_there(runner):
+    job = runner.submit(request(SMALL, "a", moves=["r", "R"]))
+    assert wait_for(job, lambda j: j.state == "done", 30)
+    assert job.result.moves == ["R"]
+
+
+def test_solves_beyond_the_cap_queue_and_one_board_takes_one_solve(runner):
+    first = runner.submit(request(BIG, "big"))
+    second = runner.submit(request(SMALL, "small"))
+    assert runner.queue_position(second) == 1 and second.state == "queued"
+    with pytest.raises(Busy):
+        runner.submit(request(SMALL, "big"))
+    assert wait_for(first, lambda j: j.progress is not None and j.progress.expanded > 0, 20)
+    runner.cancel(first)
+    assert wait_for(second, lambda j: j.state == "done", 30)
+    assert first.result.status == "cancelled" and second.result.status == "solved"
+    assert runner.submit(request(SMALL, "big"))  # the board is free again
+
+
+def test_cancel_stops_the_process(runner):
+    job = runner.submit(request(BIG, "big"))
+    assert wait_for(job, lambda j: j.progress is not None, 20)
+    runner.cancel(job)
+    assert wait_for(job, lambda j: j.state == "done", 10)
+    assert job.result.status == "cancelled"
+    assert wait_until(lambda: process_gone(job.pid), 10)
+
+
+def test_a_process_that_ignores_the_flag_is_killed(runner):
+    import time
+
+    process = runner.context.Process(target=time.sleep, args=(60,), daemon=True)
+    process.start()
+    job = Job(id="stubborn", request=request(SMALL, "x"), state="running")
+    job._process, job._cancel = process, runner.context.Event()
+    runner.cancel(job)
+    assert wait_until(lambda: not process.is_alive(), 10)
+
+
+def test_an_unwatched_solve_is_cancelled_after_the_grace(runner):
+    job = runner.submit(request(BIG, "big"))
+    runner.watch(job)
+    assert wait_for(job, lambda j: j.state == "running", 20)
+    runner.unwatch(job)
+    assert wait_for(job, lambda j: j.state == "done", 15)
+    assert job.result.status == "cancelled"
+
+
+def test_the_memory_limit_stops_a_search(runner):
+    job = runner.submit(request(BIG, "big", memory_mb=80))
+    assert wait_for(job, lambda j: j.state == "done", 60)
+    assert job.result.status == "memory-limit"
+
+
+def test_jobs_are_only_found_by_their_owner(runner):
+    job = runner.submit(request(SMALL, "a"))
+    assert runner.get(job.id, "p1") is job
+    assert runner.get(job.id, "someone else") is None

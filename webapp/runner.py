@@ -1,0 +1,286 @@
+"""Solver runs in their own processes, never in the web server's.
+
+A ``Runner`` owns every solve of one server process: it caps how many run at once (queueing
+the rest), allows one solve per board per player, forwards each child's progress to whoever
+watches, and stops a child on cancel: first by a flag the search checks, then by signals.
+The child sets its own address-space limit, so a search that outgrows it fails alone.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import resource
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from webapp.search import Limits, Progress, Result
+
+#: Seconds between the cancel flag and SIGTERM, and between SIGTERM and SIGKILL.
+STOP_GRACE = 1.5
+#: Room for the interpreter and its libraries on top of the search's own memory limit.
+MEMORY_HEADROOM_MB = 768
+#: Progress points kept per solve for the live chart.
+HISTORY_POINTS = 120
+
+
+class Busy(Exception):
+    """A solve that cannot start now, with the reason to show the player."""
+
+
+@dataclass
+class Request:
+    """What to solve: a level (as its canonical text) and the moves to the start position."""
+
+    game: str
+    level_text: str
+    moves: list[str]
+    algorithm: str
+    limits: Limits
+    owner: str  # the player's id: one solve per (owner, board)
+    board: str  # the board's key, e.g. "sokoban/microban/3"
+
+
+@dataclass
+class Job:
+    id: str
+    request: Request
+    state: str = "queued"  # queued | running | done
+    progress: Progress | None = None
+    history: deque = field(default_factory=lambda: deque(maxlen=HISTORY_POINTS))
+    result: Result | None = None
+    pid: int | None = None
+    created: float = field(default_factory=time.monotonic)
+    finished: float | None = None
+    watchers: int = 0
+    orphaned_at: float | None = None
+    _cancel: Any = None
+    _process: Any = None
+    _changed: threading.Condition = field(default_factory=threading.Condition)
+    version: int = 0
+
+    def bump(self) -> None:
+        with self._changed:
+            self.version += 1
+            self._changed.notify_all()
+
+    def wait_change(self, seen: int, timeout: float) -> int:
+        """Block until the job changes after version ``seen`` (or the timeout); the version."""
+        with self._changed:
+            if self.version == seen:
+                self._changed.wait(timeout)
+            return self.version
+
+
+def _child(request: Request, conn: Any, cancel: Any) -> None:
+    """The solver process: cap memory, rebuild the level, search, send progress and result."""
+    cap = (request.limits.memory_mb or 2048) + MEMORY_HEADROOM_MB
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (cap * 2**20, cap * 2**20))
+    except (ValueError, OSError):
+        pass
+    from webapp import games
+    from webapp.solving import solve
+
+    game = games.get(request.game)
+    level = game.parse(request.level_text)[0]
+    state = game.replay(level, request.moves)
+
+    def report(progress: Progress) -> None:
+        conn.send(("progress", progress))
+
+    try:
+        result = solve(game, level, request.algorithm, state, request.limits, report, cancel.is_set)
+    except MemoryError:
+        result = Result(status="memory-limit")
+    conn.send(("result", result))
+    conn.close()
+
+
+class Runner:
+    """Every solve of this server process."""
+
+    def __init__(self, max_running: int | None = None, keep_seconds: float = 1800.0,
+                 orphan_grace: float = 10.0):
+        self.max_running = max_running or os.cpu_count() or 2
+        self.keep_seconds = keep_seconds
+        self.orphan_grace = orphan_grace
+        self.jobs: dict[str, Job] = {}
+        self.queue: deque[Job] = deque()
+        self.lock = threading.RLock()
+        self.context = multiprocessing.get_context("forkserver")
+        self.context.set_forkserver_preload(["webapp.solving", "webapp.games"])
+        self._reaper = threading.Thread(target=self._reap_forever, daemon=True)
+        self._reaper.start()
+
+    # -- starting -----------------------------------------------------------------------------
+    def submit(self, request: Request) -> Job:
+        """Queue a solve; Busy if this player already has one on this board."""
+        with self.lock:
+            for job in self.jobs.values():
+                if (job.request.owner, job.request.board) == (request.owner, request.board) \
+                        and job.state != "done":
+                    raise Busy("A solver is already working on this board. Cancel it first, or wait.")
+            job = Job(id=secrets.token_urlsafe(12), request=request)
+            self.jobs[job.id] = job
+            self.queue.append(job)
+            self._start_queued()
+            return job
+
+    def queue_position(self, job: Job) -> int:
+        """1 for the next to start; 0 when not queued."""
+        with self.lock:
+            try:
+                return self.queue.index(job) + 1
+            except ValueError:
+                return 0
+
+    def running(self) -> int:
+        return sum(1 for job in self.jobs.values() if job.state == "running")
+
+    def _start_queued(self) -> None:
+        while self.queue and self.running() < self.max_running:
+            job = self.queue.popleft()
+            self._launch(job)
+        for job in self.queue:
+            job.bump()  # queue positions moved
+
+    def _launch(self, job: Job) -> None:
+        receive, send = self.context.Pipe(duplex=False)
+        job._cancel = self.context.Event()
+        process = self.context.Process(
+            target=_child, args=(job.request, send, job._cancel), daemon=True,
+            name=f"solver-{job.id}",
+        )
+        process.start()
+        send.close()
+        job._process = process
+        job.pid = process.pid
+        job.state = "running"
+        job.bump()
+        threading.Thread(target=self._follow, args=(job, receive), daemon=True).start()
+
+    # -- following ----------------------------------------------------------------------------
+    def _follow(self, job: Job, receive: Any) -> None:
+        """Read the child's messages until its result, or its death."""
+        result: Result | None = None
+        try:
+            while True:
+                kind, payload = receive.recv()
+                if kind == "progress":
+                    job.progress = payload
+                    job.history.append((payload.elapsed, payload.expanded, payload.frontier))
+                    job.bump()
+                elif kind == "result":
+                    result = payload
+                    break
+        except (EOFError, OSError):
+            pass
+        finally:
+            receive.close()
+        process = job._process
+        process.join(5)
+        if result is None:
+            code = process.exitcode
+            if job._cancel.is_set():
+                result = Result(status="cancelled")
+            elif code is not None and code < 0 and -code == 9:
+                result = Result(status="error", error="the solver process was killed (out of memory?)")
+            else:
+                result = Result(status="error", error=f"the solver process stopped unexpectedly (exit {code})")
+        self._finish(job, result)
+
+    def _finish(self, job: Job, result: Result) -> None:
+        with self.lock:
+            job.result = result
+            job.state = "done"
+            job.finished = time.monotonic()
+            self._start_queued()
+        job.bump()
+
+    # -- stopping -----------------------------------------------------------------------------
+    def cancel(self, job: Job) -> None:
+        """Stop a solve: queued ones at once; running ones by flag, then SIGTERM, then SIGKILL."""
+        with self.lock:
+            if job.state == "queued":
+                self.queue.remove(job)
+                self._finish(job, Result(status="cancelled"))
+                return
+            if job.state != "running":
+                return
+            job._cancel.set()
+        threading.Thread(target=self._escalate, args=(job,), daemon=True).start()
+
+    def _escalate(self, job: Job) -> None:
+        process = job._process
+        process.join(STOP_GRACE)
+        if process.is_alive():
+            process.terminate()
+            process.join(STOP_GRACE)
+        if process.is_alive():
+            process.kill()
+            process.join(STOP_GRACE)
+
+    def watch(self, job: Job) -> None:
+        with self.lock:
+            job.watchers += 1
+            job.orphaned_at = None
+
+    def unwatch(self, job: Job) -> None:
+        """A page stopped watching; with nobody left, the solve is cancelled after a grace."""
+        with self.lock:
+            job.watchers = max(0, job.watchers - 1)
+            if job.watchers == 0 and job.state != "done":
+                job.orphaned_at = time.monotonic()
+
+    def _reap_forever(self) -> None:
+        while True:
+            time.sleep(0.5)
+            self.reap()
+
+    def reap(self) -> None:
+        """Cancel orphaned solves whose grace ran out; forget old finished ones."""
+        now = time.monotonic()
+        with self.lock:
+            for job in list(self.jobs.values()):
+                if job.orphaned_at is not None and job.state != "done" \
+                        and now - job.orphaned_at > self.orphan_grace:
+                    job.orphaned_at = None
+                    self.cancel(job)
+                if job.state == "done" and job.finished and now - job.finished > self.keep_seconds:
+                    del self.jobs[job.id]
+
+    def get(self, job_id: str, owner: str) -> Job | None:
+        """The job, only for the player who started it."""
+        job = self.jobs.get(job_id)
+        if job is None or job.request.owner != owner:
+            return None
+        return job
+
+    def latest(self, owner: str, board: str) -> Job | None:
+        with self.lock:
+            mine = [j for j in self.jobs.values()
+                    if (j.request.owner, j.request.board) == (owner, board)]
+        return max(mine, key=lambda j: j.created) if mine else None
+
+    def shutdown(self) -> None:
+        for job in list(self.jobs.values()):
+            if job.state == "running":
+                self.cancel(job)
+
+
+def wait_for(job: Job, predicate: Callable[[Job], bool], timeout: float) -> bool:
+    """Block until ``predicate(job)`` holds or the timeout passes (for tests and hints)."""
+    deadline = time.monotonic() + timeout
+    seen = -1
+    while not predicate(job):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        seen = job.wait_change(seen, min(remaining, 0.5))
+    return True
