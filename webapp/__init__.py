@@ -47,6 +47,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_NAME="puzzlelab",
         PERMANENT_SESSION_LIFETIME=timedelta(days=365),
+        # The cookie only carries ids that never change: no need to re-sign it every request.
+        SESSION_REFRESH_EACH_REQUEST=False,
         MAX_CONTENT_LENGTH=6 * 1024 * 1024,
         MAX_FORM_MEMORY_SIZE=1024 * 1024,
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from webapp.games.base import LevelError
 
@@ -50,6 +51,19 @@ class Level:
     player: int
     title: str = ""
     dialect: str = "xsb"
+
+    @cached_property
+    def cell_kinds(self) -> tuple[str, ...]:
+        """Each cell's fixed kind ("wall", "floor", "floor goal" or "outside"), for drawing."""
+        kinds = []
+        for i in range(self.width * self.height):
+            if i in self.walls:
+                kinds.append("wall")
+            elif i in self.floor:
+                kinds.append("floor goal" if i in self.goals else "floor")
+            else:
+                kinds.append("outside")
+        return tuple(kinds)
 
     def row_col(self, cell: int) -> tuple[int, int]:
         return divmod(cell, self.width)

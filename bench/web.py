@@ -1,0 +1,145 @@
+"""How long a move takes: in the server alone, and over HTTP with concurrent players.
+
+    .venv/bin/python bench/web.py [--moves 300] [--players 1,10,50] [--seconds 10]
+
+Starts its own gunicorn (as `make run` does) on a free loopback port with a temporary
+instance folder, drives it with simulated players (one keep-alive connection each, making
+legal moves back and forth), and prints a markdown table. Bounded in count and time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+LEVEL = "/sokoban/first-steps/3"  # room to walk: moves "r" and "l" alternate forever
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def server_time(moves: int) -> list[float]:
+    """Milliseconds per move inside the app (Flask test client: no network, no threads)."""
+    from webapp import create_app
+
+    with tempfile.TemporaryDirectory() as folder:
+        app = create_app({"INSTANCE_PATH": folder})
+        client = app.test_client()
+        page = client.get(LEVEL).text
+        token = re.search(r'name="csrf-token" content="([^"]+)"', page).group(1)
+        times = []
+        for index in range(moves):
+            start = time.perf_counter()
+            response = client.post(LEVEL + "/play", headers={"X-CSRF-Token": token},
+                                   data={"action": "move", "moves": "rl"[index % 2]})
+            times.append((time.perf_counter() - start) * 1000)
+            assert response.status_code == 200, response.status_code
+        return times
+
+
+class Player(threading.Thread):
+    def __init__(self, port: int, until: float, limit: int):
+        super().__init__(daemon=True)
+        self.port, self.until, self.limit = port, until, limit
+        self.times: list[float] = []
+        self.errors = 0
+
+    def run(self) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        conn.request("GET", LEVEL)
+        response = conn.getresponse()
+        page = response.read().decode()
+        cookie = response.getheader("Set-Cookie").split(";")[0]
+        token = re.search(r'name="csrf-token" content="([^"]+)"', page).group(1)
+        headers = {"Cookie": cookie, "X-CSRF-Token": token, "HX-Request": "true",
+                   "Content-Type": "application/x-www-form-urlencoded"}
+        index = 0
+        while time.monotonic() < self.until and index < self.limit:
+            body = f"action=move&moves={'rl'[index % 2]}"
+            start = time.perf_counter()
+            try:
+                conn.request("POST", LEVEL + "/play", body=body, headers=headers)
+                reply = conn.getresponse()
+                reply.read()
+                if reply.status != 200:
+                    self.errors += 1
+            except OSError:
+                self.errors += 1
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+            self.times.append((time.perf_counter() - start) * 1000)
+            index += 1
+        conn.close()
+
+
+def over_http(port: int, players: int, seconds: float, limit: int) -> tuple[list[float], int, float]:
+    until = time.monotonic() + seconds
+    crowd = [Player(port, until, limit) for _ in range(players)]
+    start = time.perf_counter()
+    for player in crowd:
+        player.start()
+    for player in crowd:
+        player.join(seconds + 30)
+    elapsed = time.perf_counter() - start
+    times = [t for player in crowd for t in player.times]
+    return times, sum(player.errors for player in crowd), elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--moves", type=int, default=300, help="moves per player (at most)")
+    parser.add_argument("--players", default="1,10,50")
+    parser.add_argument("--seconds", type=float, default=10.0, help="per scenario (at most)")
+    args = parser.parse_args()
+
+    rows = []
+    times = server_time(args.moves)
+    rows.append(("server only (test client)", len(times), len(times) / (sum(times) / 1000),
+                 statistics.median(times), percentile(times, 0.99), 0))
+
+    with tempfile.TemporaryDirectory() as folder:
+        port = 5400 + os.getpid() % 500
+        env = {**os.environ, "PUZZLE_LAB_INSTANCE": folder}
+        server = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--workers", "1", "--threads", "32",
+             "--bind", f"127.0.0.1:{port}", "wsgi:app"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                try:
+                    http.client.HTTPConnection("127.0.0.1", port, timeout=1).request("GET", "/")
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            for players in (int(n) for n in args.players.split(",")):
+                times, errors, elapsed = over_http(port, players, args.seconds, args.moves)
+                rows.append((f"HTTP, {players} concurrent players", len(times),
+                             len(times) / elapsed, statistics.median(times),
+                             percentile(times, 0.99), errors))
+        finally:
+            server.terminate()
+            server.wait(10)
+
+    print("| scenario | moves | moves/s | p50 ms | p99 ms | errors |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, count, rate, p50, p99, errors in rows:
+        print(f"| {name} | {count} | {rate:.0f} | {p50:.1f} | {p99:.1f} | {errors} |")
+
+
+if __name__ == "__main__":
+    main()
