@@ -72,8 +72,11 @@ def test_unknown_games_collections_and_levels_are_404_with_a_message(client):
 def test_players_do_not_see_each_others_games(app):
     alice, bob = app.test_client(), app.test_client()
     page = alice.get("/sokoban/microban/1")
-    alice.post("/sokoban/microban/1/play", data={"action": "move", "moves": "dl"},
-               headers={"X-CSRF-Token": csrf_of(page.text)})
+    alice.post(
+        "/sokoban/microban/1/play",
+        data={"action": "move", "moves": "dl"},
+        headers={"X-CSRF-Token": csrf_of(page.text)},
+    )
     assert '<b id="count-moves">2</b>' in alice.get("/sokoban/microban/1").text
     assert '<b id="count-moves">0</b>' in bob.get("/sokoban/microban/1").text
 
@@ -102,7 +105,9 @@ def test_paste_of_a_collection_lists_each_level(client):
 
 def test_paste_errors_name_the_fault_and_keep_the_text(client):
     token = csrf_of(client.get("/sokoban/").text)
-    page = client.post("/sokoban/new", data={"text": "#####\n#@$.#\n#@  #\n#####", "csrf_token": token})
+    page = client.post(
+        "/sokoban/new", data={"text": "#####\n#@$.#\n#@  #\n#####", "csrf_token": token}
+    )
     assert page.status_code == 400
     assert "line 3, column 2: a second player" in page.text
     assert "#@  #" in page.text
@@ -130,3 +135,11 @@ def test_a_replay_link_redirects_to_the_level_with_the_moves_applied(client):
     page = client.get("/sokoban/microban/1")
     assert '<b id="count-moves">3</b>' in page.text and '<b id="count-pushes">1</b>' in page.text
     assert client.get("/sokoban/microban/1?moves=" + "l" * 300_000).status_code == 400
+
+
+def test_the_cookie_holds_only_an_opaque_player_id(app, client):
+    client.get("/sokoban/microban/1")
+    cookie = client.get_cookie("puzzlelab")
+    assert cookie is not None and cookie.http_only and cookie.same_site == "Lax"
+    session = app.session_interface.get_signing_serializer(app).loads(cookie.value)
+    assert set(session) - {"_permanent"} == {"player"} and re.fullmatch(r"[0-9a-f]{32}", session["player"])

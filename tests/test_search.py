@@ -1,0 +1,110 @@
+"""The generic search engine on small problems whose answers are known by construction."""
+
+from __future__ import annotations
+
+import pytest
+
+from webapp.search import Limits, Monitor, SearchProblem, astar, best_first, bfs, idastar
+
+
+class Grid(SearchProblem[tuple[int, int]]):
+    """Walk on a grid from the top-left to a target, around walls; one step costs one."""
+
+    def __init__(self, rows: list[str]):
+        self.rows = rows
+        self.goal = next((r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "G")
+
+    def start(self):
+        return (0, 0)
+
+    def is_goal(self, state):
+        return state == self.goal
+
+    def successors(self, state):
+        r, c = state
+        for name, (dr, dc) in {"u": (-1, 0), "d": (1, 0), "l": (0, -1), "r": (0, 1)}.items():
+            nr, nc = r + dr, c + dc
+            if 0 <= nr < len(self.rows) and 0 <= nc < len(self.rows[0]) and self.rows[nr][nc] != "#":
+                yield (name,), (nr, nc), 1
+
+    def h(self, state):
+        return abs(state[0] - self.goal[0]) + abs(state[1] - self.goal[1])
+
+
+MAZE = Grid([
+    "....#....",
+    ".##.#.##.",
+    ".#..#..#.",
+    ".#.###.#.",
+    ".#.....#G",
+])
+SHORTEST = 24  # rrr dd l dd rrrr uu l uu rrr dddd: through the gap in the bottom row
+WALLED = Grid(["..#", "###", "..G"])
+
+
+def walk(problem: Grid, moves: list[str]) -> tuple[int, int]:
+    state = problem.start()
+    for move in moves:
+        state = next(s for (a,), s, _ in problem.successors(state) if a == move)
+    return state
+
+
+@pytest.mark.parametrize("search", [bfs, astar, idastar])
+def test_optimal_algorithms_find_the_shortest_path(search):
+    result = search(MAZE, Monitor())
+    assert result.status == "solved" and result.optimal
+    assert len(result.moves) == result.cost == SHORTEST
+    assert walk(MAZE, result.moves) == MAZE.goal
+    assert result.expanded > 0 and result.generated >= result.expanded
+
+
+def test_greedy_best_first_finds_a_path_but_promises_nothing():
+    result = best_first(MAZE, Monitor(), g_weight=0.0, h_weight=1.0)
+    assert result.status == "solved" and not result.optimal
+    assert walk(MAZE, result.moves) == MAZE.goal and len(result.moves) >= SHORTEST
+
+
+@pytest.mark.parametrize("search", [bfs, astar, idastar])
+def test_an_exhausted_space_is_proved_unsolvable(search):
+    assert search(WALLED, Monitor()).status == "unsolvable"
+
+
+@pytest.mark.parametrize("search", [bfs, astar, idastar])
+def test_the_node_limit_stops_a_search(search):
+    monitor = Monitor(Limits(seconds=None, nodes=3, memory_mb=None))
+    assert search(MAZE, monitor).status == "node-limit"
+
+
+class Endless(SearchProblem[int]):
+    """An infinite line of states: only a limit or a cancellation ends a search on it."""
+
+    def start(self):
+        return 0
+
+    def is_goal(self, state):
+        return False
+
+    def successors(self, state):
+        yield ("r",), state + 1, 1
+
+
+@pytest.mark.parametrize("search", [bfs, astar, idastar])
+def test_cancellation_and_the_time_limit_stop_a_search(search):
+    calls = []
+
+    def cancelled():
+        calls.append(1)
+        return len(calls) > 3
+
+    assert search(Endless(), Monitor(Limits(nodes=None), cancelled=cancelled)).status == "cancelled"
+    timed = Monitor(Limits(seconds=0.05, nodes=None))
+    assert search(Endless(), timed).status == "timeout"
+
+
+def test_progress_reports_carry_counters_and_a_sample():
+    reports = []
+    monitor = Monitor(Limits(seconds=0.3, nodes=None), on_progress=reports.append, interval=0.01)
+    bfs(Endless(), monitor)
+    assert len(reports) >= 2
+    assert reports[-1].expanded >= reports[0].expanded > 0
+    assert isinstance(reports[-1].sample, int) and reports[-1].rate > 0
