@@ -44,8 +44,11 @@ def server_time(moves: int) -> list[float]:
         times = []
         for index in range(moves):
             start = time.perf_counter()
-            response = client.post(LEVEL + "/play", headers={"X-CSRF-Token": token},
-                                   data={"action": "move", "moves": "rl"[index % 2]})
+            response = client.post(
+                LEVEL + "/play",
+                headers={"X-CSRF-Token": token},
+                data={"action": "move", "moves": "rl"[index % 2]},
+            )
             times.append((time.perf_counter() - start) * 1000)
             assert response.status_code == 200, response.status_code
         return times
@@ -65,8 +68,12 @@ class Player(threading.Thread):
         page = response.read().decode()
         cookie = response.getheader("Set-Cookie").split(";")[0]
         token = re.search(r'name="csrf-token" content="([^"]+)"', page).group(1)
-        headers = {"Cookie": cookie, "X-CSRF-Token": token, "HX-Request": "true",
-                   "Content-Type": "application/x-www-form-urlencoded"}
+        headers = {
+            "Cookie": cookie,
+            "X-CSRF-Token": token,
+            "HX-Request": "true",
+            "Content-Type": "application/x-www-form-urlencoded",
+        }
         index = 0
         while time.monotonic() < self.until and index < self.limit:
             body = f"action=move&moves={'rl'[index % 2]}"
@@ -86,7 +93,9 @@ class Player(threading.Thread):
         conn.close()
 
 
-def over_http(port: int, players: int, seconds: float, limit: int) -> tuple[list[float], int, float]:
+def over_http(
+    port: int, players: int, seconds: float, limit: int
+) -> tuple[list[float], int, float]:
     until = time.monotonic() + seconds
     crowd = [Player(port, until, limit) for _ in range(players)]
     start = time.perf_counter()
@@ -108,16 +117,38 @@ def main() -> None:
 
     rows = []
     times = server_time(args.moves)
-    rows.append(("server only (test client)", len(times), len(times) / (sum(times) / 1000),
-                 statistics.median(times), percentile(times, 0.99), 0))
+    rows.append(
+        (
+            "server only (test client)",
+            len(times),
+            len(times) / (sum(times) / 1000),
+            statistics.median(times),
+            percentile(times, 0.99),
+            0,
+        )
+    )
 
     with tempfile.TemporaryDirectory() as folder:
         port = 5400 + os.getpid() % 500
         env = {**os.environ, "PUZZLE_LAB_INSTANCE": folder}
         server = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--workers", "1", "--threads", "32",
-             "--bind", f"127.0.0.1:{port}", "wsgi:app"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "--workers",
+                "1",
+                "--threads",
+                "32",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "wsgi:app",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             deadline = time.monotonic() + 20
             while time.monotonic() < deadline:
@@ -128,9 +159,16 @@ def main() -> None:
                     time.sleep(0.1)
             for players in (int(n) for n in args.players.split(",")):
                 times, errors, elapsed = over_http(port, players, args.seconds, args.moves)
-                rows.append((f"HTTP, {players} concurrent players", len(times),
-                             len(times) / elapsed, statistics.median(times),
-                             percentile(times, 0.99), errors))
+                rows.append(
+                    (
+                        f"HTTP, {players} concurrent players",
+                        len(times),
+                        len(times) / elapsed,
+                        statistics.median(times),
+                        percentile(times, 0.99),
+                        errors,
+                    )
+                )
         finally:
             server.terminate()
             server.wait(10)

@@ -12,7 +12,9 @@ class Grid(SearchProblem[tuple[int, int]]):
 
     def __init__(self, rows: list[str]):
         self.rows = rows
-        self.goal = next((r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "G")
+        self.goal = next(
+            (r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "G"
+        )
 
     def start(self):
         return (0, 0)
@@ -24,20 +26,26 @@ class Grid(SearchProblem[tuple[int, int]]):
         r, c = state
         for name, (dr, dc) in {"u": (-1, 0), "d": (1, 0), "l": (0, -1), "r": (0, 1)}.items():
             nr, nc = r + dr, c + dc
-            if 0 <= nr < len(self.rows) and 0 <= nc < len(self.rows[0]) and self.rows[nr][nc] != "#":
+            if (
+                0 <= nr < len(self.rows)
+                and 0 <= nc < len(self.rows[0])
+                and self.rows[nr][nc] != "#"
+            ):
                 yield (name,), (nr, nc), 1
 
     def h(self, state):
         return abs(state[0] - self.goal[0]) + abs(state[1] - self.goal[1])
 
 
-MAZE = Grid([
-    "....#....",
-    ".##.#.##.",
-    ".#..#..#.",
-    ".#.###.#.",
-    ".#.....#G",
-])
+MAZE = Grid(
+    [
+        "....#....",
+        ".##.#.##.",
+        ".#..#..#.",
+        ".#.###.#.",
+        ".#.....#G",
+    ]
+)
 SHORTEST = 24  # rrr dd l dd rrrr uu l uu rrr dddd: through the gap in the bottom row
 WALLED = Grid(["..#", "###", "..G"])
 

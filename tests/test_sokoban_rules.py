@@ -47,7 +47,10 @@ def test_measured_solutions_replay_to_solved_with_their_counts():
         tokens = GAME.split_moves(row["lurd"])
         assert GAME.is_solved(level, GAME.replay(level, tokens)), row["level"]
         figures = GAME.count(level, tokens)
-        assert figures == {"moves": int(row["moves"]), "pushes": int(row["pushes_of_this_solution"])}
+        assert figures == {
+            "moves": int(row["moves"]),
+            "pushes": int(row["pushes_of_this_solution"]),
+        }
 
 
 XSB = "#####\n#@$.#\n#####"
@@ -73,7 +76,11 @@ def test_floor_dashes_and_ragged_rows_and_goal_squares():
 
 
 def test_collections_take_titles_from_title_lines_and_comments():
-    text = "; First\n#####\n#@$.#\n#####\n\nTitle: Second\n#####\n#.$@#\n#####\n\n#####\n#@$.#\n#####\n"
+    text = (
+        "; First\n#####\n#@$.#\n#####\n\n"
+        "Title: Second\n#####\n#.$@#\n#####\n\n"
+        "#####\n#@$.#\n#####\n"
+    )
     titles = [level.title for level in GAME.parse(text)]
     assert titles == ["First", "Second", ""]
 

@@ -142,4 +142,6 @@ def test_the_cookie_holds_only_an_opaque_player_id(app, client):
     cookie = client.get_cookie("puzzlelab")
     assert cookie is not None and cookie.http_only and cookie.same_site == "Lax"
     session = app.session_interface.get_signing_serializer(app).loads(cookie.value)
-    assert set(session) - {"_permanent"} == {"player"} and re.fullmatch(r"[0-9a-f]{32}", session["player"])
+    assert set(session) - {"_permanent"} == {"player"} and re.fullmatch(
+        r"[0-9a-f]{32}", session["player"]
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ class LevelRef:
         return f"/{self.game}/{self.key}"
 
 
-@lru_cache(maxsize=None)
+@cache
 def collections(game_name: str) -> tuple[Collection, ...]:
     """The game's collections, in the order of its collections.json; parsed once."""
     game = games.get(game_name)

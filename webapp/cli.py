@@ -1,4 +1,4 @@
-"""The command line: ``python -m webapp solve GAME FILE ...`` and ``python -m webapp algorithms GAME``.
+"""The command line: ``python -m webapp solve GAME FILE ...`` and ``... algorithms GAME``.
 
 Output is one JSON object per level, printed as soon as that level is done (see SPEC.md).
 """
@@ -113,8 +113,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
     for number in numbers:
         level = levels[number - 1]
         result = solve(game, level, algorithm, limits=limits)
-        print(json.dumps(record(game, number, level, algorithm, result), ensure_ascii=False),
-              flush=True)
+        print(
+            json.dumps(record(game, number, level, algorithm, result), ensure_ascii=False),
+            flush=True,
+        )
     return 0
 
 

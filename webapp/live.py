@@ -211,10 +211,18 @@ def next_move_hint(found: Found, play: Play) -> str:
     game = found.game
     if play.solved:
         return "Already solved!"
-    limits = Limits(seconds=float(current_app.config.get("HINT_TIME_LIMIT", 5)),
-                    nodes=None, memory_mb=1024)
-    solve = Request(game.name, game.level_text(found.level), list(play.moves),
-                    game.default_algorithm, limits, player_id(), board_key(found) + "#hint")
+    limits = Limits(
+        seconds=float(current_app.config.get("HINT_TIME_LIMIT", 5)), nodes=None, memory_mb=1024
+    )
+    solve = Request(
+        game.name,
+        game.level_text(found.level),
+        list(play.moves),
+        game.default_algorithm,
+        limits,
+        player_id(),
+        board_key(found) + "#hint",
+    )
     try:
         job = runner().submit(solve)
     except Busy:

@@ -105,8 +105,12 @@ def _child(request: Request, conn: Any, cancel: Any) -> None:
 class Runner:
     """Every solve of this server process."""
 
-    def __init__(self, max_running: int | None = None, keep_seconds: float = 1800.0,
-                 orphan_grace: float = 10.0):
+    def __init__(
+        self,
+        max_running: int | None = None,
+        keep_seconds: float = 1800.0,
+        orphan_grace: float = 10.0,
+    ):
         self.max_running = max_running or os.cpu_count() or 2
         self.keep_seconds = keep_seconds
         self.orphan_grace = orphan_grace
@@ -123,9 +127,13 @@ class Runner:
         """Queue a solve; Busy if this player already has one on this board."""
         with self.lock:
             for job in self.jobs.values():
-                if (job.request.owner, job.request.board) == (request.owner, request.board) \
-                        and job.state != "done":
-                    raise Busy("A solver is already working on this board. Cancel it first, or wait.")
+                if (job.request.owner, job.request.board) == (
+                    request.owner,
+                    request.board,
+                ) and job.state != "done":
+                    raise Busy(
+                        "A solver is already working on this board. Cancel it first, or wait."
+                    )
             job = Job(id=secrets.token_urlsafe(12), request=request)
             self.jobs[job.id] = job
             self.queue.append(job)
@@ -154,7 +162,9 @@ class Runner:
         receive, send = self.context.Pipe(duplex=False)
         job._cancel = self.context.Event()
         process = self.context.Process(
-            target=_child, args=(job.request, send, job._cancel), daemon=True,
+            target=_child,
+            args=(job.request, send, job._cancel),
+            daemon=True,
             name=f"solver-{job.id}",
         )
         process.start()
@@ -190,9 +200,13 @@ class Runner:
             if job._cancel.is_set():
                 result = Result(status="cancelled")
             elif code is not None and code < 0 and -code == 9:
-                result = Result(status="error", error="the solver process was killed (out of memory?)")
+                result = Result(
+                    status="error", error="the solver process was killed (out of memory?)"
+                )
             else:
-                result = Result(status="error", error=f"the solver process stopped unexpectedly (exit {code})")
+                result = Result(
+                    status="error", error=f"the solver process stopped unexpectedly (exit {code})"
+                )
         self._finish(job, result)
 
     def _finish(self, job: Job, result: Result) -> None:
@@ -248,8 +262,11 @@ class Runner:
         now = time.monotonic()
         with self.lock:
             for job in list(self.jobs.values()):
-                if job.orphaned_at is not None and job.state != "done" \
-                        and now - job.orphaned_at > self.orphan_grace:
+                if (
+                    job.orphaned_at is not None
+                    and job.state != "done"
+                    and now - job.orphaned_at > self.orphan_grace
+                ):
                     job.orphaned_at = None
                     self.cancel(job)
                 if job.state == "done" and job.finished and now - job.finished > self.keep_seconds:
@@ -264,8 +281,11 @@ class Runner:
 
     def latest(self, owner: str, board: str) -> Job | None:
         with self.lock:
-            mine = [j for j in self.jobs.values()
-                    if (j.request.owner, j.request.board) == (owner, board)]
+            mine = [
+                j
+                for j in self.jobs.values()
+                if (j.request.owner, j.request.board) == (owner, board)
+            ]
         return max(mine, key=lambda j: j.created) if mine else None
 
     def shutdown(self) -> None:

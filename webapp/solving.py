@@ -33,7 +33,9 @@ def solve(
     name = algorithm or game.default_algorithm
     if name not in algorithms:
         known = ", ".join(algorithms) or "none"
-        return Result(status="error", error=f"no algorithm {name!r} for {game.name}; known: {known}")
+        return Result(
+            status="error", error=f"no algorithm {name!r} for {game.name}; known: {known}"
+        )
     chosen = algorithms[name]
     if state is None:
         state = game.start(level)

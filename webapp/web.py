@@ -67,7 +67,8 @@ def check_csrf() -> None:
     sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token") or ""
     if "player" not in session or not hmac.compare_digest(sent, csrf_token()):
         raise BadRequest(
-            "This page is out of date (its security token does not match). Reload it and try again.",
+            "This page is out of date (its security token does not match). "
+            "Reload it and try again.",
             403,
         )
 
@@ -105,8 +106,13 @@ def find_level(game_name: str, collection: str, ident: str) -> Found:
             raise BadRequest("No level has that id. Paste it again to get its link.", 404)
         level = game.parse(text)[0]
         ref = LevelRef(game.name, CUSTOM, custom_id=ident)
-        return Found(game, ref, level, catalog.level_title(game, level, "Your level"),
-                     collection_title="Shared levels")
+        return Found(
+            game,
+            ref,
+            level,
+            catalog.level_title(game, level, "Your level"),
+            collection_title="Shared levels",
+        )
     found = catalog.collection(game.name, collection)
     if found is None:
         raise BadRequest(f"{game.title} has no collection called {collection!r}.", 404)
@@ -209,7 +215,9 @@ def level_page(game_name: str, collection: str, ident: str) -> Response | str:
     from webapp.live import panel_context, runner
 
     job = runner().latest(player_id(), f"{found.game.name}/{found.ref.key}")
-    return render_template("level.html", **{**panel_context(found, job), **play_context(found, play)})
+    return render_template(
+        "level.html", **{**panel_context(found, job), **play_context(found, play)}
+    )
 
 
 @bp.post("/<game_name>/<collection>/<ident>/play")
@@ -264,7 +272,9 @@ def paste(game_name: str) -> Response | tuple[str, int]:
     if upload is not None and upload.filename:
         data = upload.read(MAX_LEVEL_TEXT + 1)
         if len(data) > MAX_LEVEL_TEXT:
-            return _paste_error(game, f"The file is too large (the most is {MAX_LEVEL_TEXT:,} bytes).", "")
+            return _paste_error(
+                game, f"The file is too large (the most is {MAX_LEVEL_TEXT:,} bytes).", ""
+            )
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
@@ -272,7 +282,9 @@ def paste(game_name: str) -> Response | tuple[str, int]:
     if not text.strip():
         return _paste_error(game, "Paste a level or choose a file.", text)
     if len(text) > MAX_LEVEL_TEXT:
-        return _paste_error(game, f"The text is too long (the most is {MAX_LEVEL_TEXT:,} characters).", "")
+        return _paste_error(
+            game, f"The text is too long (the most is {MAX_LEVEL_TEXT:,} characters).", ""
+        )
     try:
         levels = game.parse(text)
     except LevelError as exc:

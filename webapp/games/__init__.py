@@ -31,4 +31,13 @@ def all_games() -> list[Game]:
     return [get(name) for name in _MODULES]
 
 
-__all__ = ["Algorithm", "Game", "IllegalMove", "LevelError", "MoveError", "all_games", "get", "names"]
+__all__ = [
+    "Algorithm",
+    "Game",
+    "IllegalMove",
+    "LevelError",
+    "MoveError",
+    "all_games",
+    "get",
+    "names",
+]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import heapq
 import os
 import time
-from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from itertools import count
@@ -226,7 +225,10 @@ def bfs(problem: SearchProblem[S], monitor: Monitor) -> Result:
                 expanded += 1
                 if expanded % monitor.stride == 0:
                     monitor.tick(
-                        expanded, generated, len(layer) + len(following), depth,
+                        expanded,
+                        generated,
+                        len(layer) + len(following),
+                        depth,
                         lambda state=state: problem.display(state),
                     )
                 parent_key = problem.key(state)
@@ -268,9 +270,7 @@ def best_first(
         parents: dict[Hashable, tuple[Hashable, Action] | None] = {start_key: None}
         tie = count()
         h0 = problem.h(start)
-        queue: list[tuple[float, int, int, int, S]] = [
-            (h_weight * h0, h0, next(tie), 0, start)
-        ]
+        queue: list[tuple[float, int, int, int, S]] = [(h_weight * h0, h0, next(tie), 0, start)]
         expanded = 0
         generated = 1
         while queue:
@@ -285,7 +285,10 @@ def best_first(
             expanded += 1
             if expanded % monitor.stride == 0:
                 monitor.tick(
-                    expanded, generated, len(queue), g + h,
+                    expanded,
+                    generated,
+                    len(queue),
+                    g + h,
                     lambda state=state: problem.display(state),
                 )
             for action, child, cost in problem.successors(state):
@@ -366,7 +369,10 @@ def idastar(problem: SearchProblem[S], monitor: Monitor, max_bound: int = 10_000
                 expanded += 1
                 if expanded % monitor.stride == 0:
                     monitor.tick(
-                        expanded, generated, len(stack), bound,
+                        expanded,
+                        generated,
+                        len(stack),
+                        bound,
                         lambda child=child: problem.display(child),
                     )
                 path.append(action)
@@ -378,4 +384,3 @@ def idastar(problem: SearchProblem[S], monitor: Monitor, max_bound: int = 10_000
         return monitor.result("unsolvable")
 
     return run_search(search, monitor)
-

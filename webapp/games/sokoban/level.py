@@ -22,17 +22,33 @@ DIGIT_CHARS = frozenset("0123456")
 
 # What each dialect's character means: (wall, goal, box, player).
 _XSB = {
-    "#": (1, 0, 0, 0), " ": (0, 0, 0, 0), "-": (0, 0, 0, 0), "_": (0, 0, 0, 0),
-    ".": (0, 1, 0, 0), "$": (0, 0, 1, 0), "*": (0, 1, 1, 0), "@": (0, 0, 0, 1),
+    "#": (1, 0, 0, 0),
+    " ": (0, 0, 0, 0),
+    "-": (0, 0, 0, 0),
+    "_": (0, 0, 0, 0),
+    ".": (0, 1, 0, 0),
+    "$": (0, 0, 1, 0),
+    "*": (0, 1, 1, 0),
+    "@": (0, 0, 0, 1),
     "+": (0, 1, 0, 1),
 }
 _LETTERS = {
-    "#": (1, 0, 0, 0), ".": (0, 0, 0, 0), " ": (0, 0, 0, 0), "O": (0, 0, 1, 0),
-    "X": (0, 1, 0, 0), "G": (0, 1, 1, 0), "@": (0, 0, 0, 1),
+    "#": (1, 0, 0, 0),
+    ".": (0, 0, 0, 0),
+    " ": (0, 0, 0, 0),
+    "O": (0, 0, 1, 0),
+    "X": (0, 1, 0, 0),
+    "G": (0, 1, 1, 0),
+    "@": (0, 0, 0, 1),
 }
 _DIGITS = {
-    "0": (0, 0, 0, 0), "1": (1, 0, 0, 0), "2": (0, 1, 0, 0), "3": (0, 0, 1, 0),
-    "4": (0, 0, 0, 1), "5": (0, 1, 1, 0), "6": (0, 1, 0, 1),
+    "0": (0, 0, 0, 0),
+    "1": (1, 0, 0, 0),
+    "2": (0, 1, 0, 0),
+    "3": (0, 0, 1, 0),
+    "4": (0, 0, 0, 1),
+    "5": (0, 1, 1, 0),
+    "6": (0, 1, 0, 1),
 }
 DIALECTS = {"xsb": _XSB, "letters": _LETTERS, "digits": _DIGITS}
 
@@ -152,9 +168,7 @@ def parse_board(rows: list[tuple[int, str]], title: str = "") -> Level:
     for r, (number, text) in enumerate(rows):
         for c, ch in enumerate(text):
             if ch not in meaning:
-                raise LevelError(
-                    f"unknown character {ch!r} in a {dialect} level", number, c + 1
-                )
+                raise LevelError(f"unknown character {ch!r} in a {dialect} level", number, c + 1)
             wall, goal, box, player = meaning[ch]
             i = r * width + c
             present.add(i)
