@@ -46,7 +46,13 @@ def test_watch_a_solve_live_then_play_its_solution_back_to_solved(page, solver_s
     page.locator("#playback button[title='Step back']").click()
     expect(page.locator("#playback-pos")).to_have_text(f"move 0 of {total}")
     page.select_option("#playback select[name=speed]", "20")
+    page.wait_for_timeout(300)
+    # The speed lives on the server: a reconnect (here, a reload) shows it again.
+    page.reload()
+    expect(page.locator("#playback select[name=speed]")).to_have_value("20")
+    expect(page.locator("#playback-pos")).to_have_text(f"move 0 of {total}")
     page.locator("#play-button").click()
+    expect(page.locator("#pause-button")).to_be_visible()
     expect(page.locator("#playback-pos")).to_have_text(f"move {total} of {total}", timeout=30_000)
     boxes = page.locator("#solve-board .box")
     assert boxes.count() == page.locator("#solve-board .box.goal").count() > 0

@@ -138,6 +138,11 @@ def render_stream(found: Found, job: Job) -> str:
     return render_template("partials/solver_stream.html", **panel_context(found, job))
 
 
+def render_frame(found: Found, job: Job) -> str:
+    """Only what one playback step changes: the board, the position, play/pause."""
+    return render_template("partials/solver_frame.html", **panel_context(found, job))
+
+
 # -- HTTP actions -----------------------------------------------------------------------------
 def board_key(found: Found) -> str:
     return f"{found.game.name}/{found.ref.key}"
@@ -278,7 +283,7 @@ def stream(ws: Any, found: Found, job: Job) -> None:
     while True:
         message = ws.receive(timeout=0.05)
         now = time.monotonic()
-        changed = False
+        changed = stepped = False
         if message is not None:
             if now - window_start >= 1.0:
                 window_start, window_count = now, 0
@@ -286,37 +291,41 @@ def stream(ws: Any, found: Found, job: Job) -> None:
             if window_count > MESSAGES_PER_SECOND:
                 ws.close(reason=1008, message="too many messages")
                 return
-            changed = handle_message(message, found, job)
+            handled = handle_message(message, found, job)
+            stepped = handled == "frame"
+            changed = handled == "all"
         playback = playback_of(job, found.game, found.level)
         if playback is not None and playback.playing and now >= playback.next_at:
             if playback.position < len(playback.states) - 1:
                 playback.position += 1
                 playback.next_at = now + 1.0 / playback.speed
-                changed = True
+                stepped = True
             else:
                 playback.playing = False
-                changed = True
+                stepped = True
         if job.version != seen and now - sent_at >= 0.1:
             seen = job.version
             changed = True
         if changed:
             ws.send(render_stream(found, job))
             sent_at = now
+        elif stepped:
+            ws.send(render_frame(found, job))
 
 
-def handle_message(message: Any, found: Found, job: Job) -> bool:
-    """Apply one playback command from the page; True when the view changed."""
+def handle_message(message: Any, found: Found, job: Job) -> str:
+    """Apply one command from the page: "all" or "frame" for what to send again, "" for none."""
     try:
         data = json.loads(message)
         action = data.get("action")
     except (ValueError, AttributeError):
-        return False
+        return ""
     if action == "cancel":
         runner().cancel(job)
-        return True
+        return "all"
     playback = playback_of(job, found.game, found.level)
     if playback is None:
-        return False
+        return ""
     last = len(playback.states) - 1
     if action == "play":
         if playback.position >= last:
@@ -341,8 +350,9 @@ def handle_message(message: Any, found: Found, job: Job) -> bool:
         try:
             speed = float(data.get("speed", playback.speed))
         except (TypeError, ValueError):
-            return False
+            return ""
         playback.speed = min(20.0, max(0.5, speed))
+        return ""
     else:
-        return False
-    return True
+        return ""
+    return "frame"
