@@ -1,0 +1,257 @@
+"""Breadth-first solvers for sliding blocks in three move conventions, and distance tables.
+
+Each solver runs a breadth-first search over the integer positions of ``space.Space``, one
+layer per move: a unit step, a slide in one line, or a piece's whole journey along any path.
+Whatever the convention, the solution is returned as unit steps in the game's notation.
+"""
+
+from __future__ import annotations
+
+import threading
+from array import array
+from collections import OrderedDict
+from collections.abc import Callable
+from functools import lru_cache
+
+from webapp.games.base import Algorithm
+from webapp.games.blocks.level import Level, Position, board_text, parse_collection
+from webapp.games.blocks.space import METRICS, Space
+from webapp.search import Monitor, Result, run_search
+
+#: The largest reachable space a distance table is built for.
+TABLE_LIMIT = 500_000
+
+
+def _space_of(level: Level) -> Space:
+    return _cached_space(board_text(level))
+
+
+@lru_cache(maxsize=16)
+def _cached_space(board: str) -> Space:
+    return Space(parse_collection(board)[0])
+
+
+def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor) -> Result:
+    """Breadth-first search from ``places``, optimal in ``metric``; one layer per move."""
+    space = _space_of(level)
+    children = space.children(metric)
+    goal_mask, goal_value = space.goal_mask, space.goal_value
+
+    def run(monitor: Monitor) -> Result:
+        start = space.encode(places)
+        parents: dict[int, int | None] = {start: None}
+        if start & goal_mask == goal_value:
+            return monitor.result("solved", moves=[], cost=0, optimal=True)
+        layer = [start]
+        depth = expanded = 0
+        generated = 1
+        stride = monitor.stride
+        while layer:
+            monitor.tick(
+                expanded,
+                generated,
+                len(layer),
+                depth,
+                lambda sample=layer[0]: Position(space.decode(sample)),
+                force=True,
+            )
+            depth += 1
+            following: list[int] = []
+            for key in layer:
+                expanded += 1
+                if expanded % stride == 0:
+                    monitor.tick(
+                        expanded,
+                        generated,
+                        len(layer) + len(following),
+                        depth,
+                        lambda key=key: Position(space.decode(key)),
+                    )
+                for child in children(key):
+                    if child in parents:
+                        continue
+                    parents[child] = key
+                    generated += 1
+                    if child & goal_mask == goal_value:
+                        monitor.tick(expanded, generated, 0, depth, force=True)
+                        moves = _unit_path(space, parents, child)
+                        return monitor.result(
+                            "solved",
+                            moves=moves,
+                            cost=depth,
+                            optimal=True,
+                            extra={"positions": len(parents)},
+                        )
+                    following.append(child)
+            layer = following
+        monitor.tick(expanded, generated, 0, depth, force=True)
+        return monitor.result("unsolvable", extra={"positions": len(parents)})
+
+    return run_search(run, monitor)
+
+
+def _unit_path(space: Space, parents: dict[int, int | None], key: int) -> list[str]:
+    chain = [key]
+    parent = parents[key]
+    while parent is not None:
+        chain.append(parent)
+        parent = parents[parent]
+    chain.reverse()
+    moves = zip(chain, chain[1:], strict=False)
+    return [token for before, after in moves for token in space.unit_steps(before, after)]
+
+
+def _runner(metric: str) -> Callable[[Level, Position, Monitor], Result]:
+    def run(level: Level, state: Position, monitor: Monitor) -> Result:
+        return search(level, state.places, metric, monitor)
+
+    return run
+
+
+ALGORITHMS: dict[str, Algorithm] = {
+    "path": Algorithm(
+        name="path",
+        summary="Breadth-first, fewest path moves (a piece moved along any path counts one)",
+        metric="path_moves",
+        optimal=True,
+        run=_runner("path_moves"),
+    ),
+    "line": Algorithm(
+        name="line",
+        summary="Breadth-first, fewest line moves (a piece slid any distance one way counts one)",
+        metric="line_moves",
+        optimal=True,
+        run=_runner("line_moves"),
+    ),
+    "steps": Algorithm(
+        name="steps",
+        summary="Breadth-first, fewest unit steps (each one-cell slide counts one)",
+        metric="steps",
+        optimal=True,
+        run=_runner("steps"),
+    ),
+}
+
+
+# -- distance tables -------------------------------------------------------------------------
+def position_key(level: Level, places: tuple[int, ...]) -> int:
+    """The key of a position in a distance table (same-shaped pieces are interchangeable)."""
+    return _space_of(level).encode(places)
+
+
+#: Tables kept in memory, most recently used last.
+TABLES_KEPT = 8
+_tables: OrderedDict[tuple[str, str, int], dict[int, int] | None] = OrderedDict()
+_tables_lock = threading.Lock()
+
+
+def distance_table(level: Level, metric: str, limit: int = TABLE_LIMIT) -> dict[int, int] | None:
+    """Moves to the goal from every position reachable from the level's start that can reach
+    it, keyed by ``position_key``; None when more than ``limit`` positions are reachable."""
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}; known: {', '.join(METRICS)}")
+    cache_key = (board_text(level), metric, limit)
+    with _tables_lock:
+        if cache_key in _tables:
+            _tables.move_to_end(cache_key)
+            return _tables[cache_key]
+    table = _build_table(cache_key[0], metric, limit)
+    with _tables_lock:
+        _tables[cache_key] = table
+        while len(_tables) > TABLES_KEPT:
+            _tables.popitem(last=False)
+    return table
+
+
+def cached_distance_table(
+    level: Level, metric: str, limit: int = TABLE_LIMIT
+) -> dict[int, int] | None:
+    """The table if it is already built in this process, else None; never builds it."""
+    with _tables_lock:
+        return _tables.get((board_text(level), metric, limit))
+
+
+def clear_caches() -> None:
+    """Forget every table and move table (for measurements)."""
+    with _tables_lock:
+        _tables.clear()
+    _cached_space.cache_clear()
+
+
+def _build_table(board: str, metric: str, limit: int) -> dict[int, int] | None:
+    level = parse_collection(board)[0]
+    space = _cached_space(board)
+    children = space.children(metric)
+    start = space.encode(level.places)
+    # Enumerate the reachable positions breadth-first, keeping the move graph as flat arrays
+    # (neighbours of position i are targets[ends[i-1]:ends[i]]) so that the second search,
+    # backwards from the goals, needs no move generation at all.
+    index = {start: 0}
+    keys = [start]
+    targets = array("i")
+    ends = array("i")
+    i = 0
+    while i < len(keys):
+        for child in children(keys[i]):
+            j = index.get(child)
+            if j is None:
+                j = index[child] = len(keys)
+                keys.append(child)
+                if j >= limit:
+                    return None
+            targets.append(j)
+        ends.append(len(targets))
+        i += 1
+    goal_mask, goal_value = space.goal_mask, space.goal_value
+    distance = array("i", [-1]) * len(keys)
+    layer = [j for j, key in enumerate(keys) if key & goal_mask == goal_value]
+    for j in layer:
+        distance[j] = 0
+    depth = 0
+    while layer:
+        depth += 1
+        following = []
+        for j in layer:
+            for t in targets[ends[j - 1] if j else 0 : ends[j]]:
+                if distance[t] < 0:
+                    distance[t] = depth
+                    following.append(t)
+        layer = following
+    return {key: distance[j] for j, key in enumerate(keys) if distance[j] >= 0}
+
+
+def _table(level: Level, metric: str, build: bool) -> dict[int, int] | None:
+    return distance_table(level, metric) if build else cached_distance_table(level, metric)
+
+
+def moves_left(
+    level: Level, places: tuple[int, ...], metric: str, build: bool = True
+) -> int | None:
+    """The fewest moves (in ``metric``) from this position to the goal; None when unknown:
+    the space is too large for a table, the goal cannot be reached from here, or (with
+    ``build=False``) the table has not been built in this process yet."""
+    table = _table(level, metric, build)
+    if table is None:
+        return None
+    return table.get(position_key(level, places))
+
+
+def hint(
+    level: Level, places: tuple[int, ...], metric: str, build: bool = True
+) -> list[str] | None:
+    """The unit steps of the next move of a shortest solution; [] when solved, None when
+    unknown (no table, or no solution from here)."""
+    table = _table(level, metric, build)
+    if table is None:
+        return None
+    space = _space_of(level)
+    key = space.encode(places)
+    left = table.get(key)
+    if left is None:
+        return None
+    if left == 0:
+        return []
+    for tokens, child in space.successors(key, metric):
+        if table.get(child) == left - 1:
+            return tokens
+    return None
