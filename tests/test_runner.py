@@ -108,3 +108,18 @@ def test_jobs_are_only_found_by_their_owner(runner):
     job = runner.submit(request(SMALL, "a"))
     assert runner.get(job.id, "p1") is job
     assert runner.get(job.id, "someone else") is None
+
+
+def test_call_runs_a_computation_in_a_child_and_returns_its_value(runner):
+    import os
+
+    assert runner.call(os.getpid) != os.getpid()
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        runner.call(divmod, 1, 0)
+
+
+def test_call_gives_up_after_its_timeout(runner):
+    import time
+
+    with pytest.raises(TimeoutError):
+        runner.call(time.sleep, 30, timeout=0.5)

@@ -102,6 +102,20 @@ def _child(request: Request, conn: Any, cancel: Any) -> None:
     conn.close()
 
 
+def _call_child(target: Callable[..., Any], args: tuple, conn: Any, memory_mb: int) -> None:
+    """A one-off computation (e.g. a distance table) in its own process."""
+    cap = memory_mb + MEMORY_HEADROOM_MB
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (cap * 2**20, cap * 2**20))
+    except (ValueError, OSError):
+        pass
+    try:
+        conn.send(("ok", target(*args)))
+    except BaseException as exc:  # reported to the parent, which decides what to say
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+    conn.close()
+
+
 class Runner:
     """Every solve of this server process."""
 
@@ -174,6 +188,35 @@ class Runner:
         job.state = "running"
         job.bump()
         threading.Thread(target=self._follow, args=(job, receive), daemon=True).start()
+
+    def call(
+        self, target: Callable[..., Any], *args: Any, timeout: float = 30.0, memory_mb: int = 1024
+    ) -> Any:
+        """Run ``target(*args)`` in a child process and return its result (it must pickle).
+
+        For exhaustive computations the web process must not do itself. Raises TimeoutError
+        or RuntimeError; the child is killed either way.
+        """
+        receive, send = self.context.Pipe(duplex=False)
+        process = self.context.Process(
+            target=_call_child, args=(target, args, send, memory_mb), daemon=True
+        )
+        process.start()
+        send.close()
+        try:
+            if not receive.poll(timeout):
+                raise TimeoutError(f"no answer within {timeout:g} s")
+            kind, payload = receive.recv()
+        except EOFError:
+            raise RuntimeError(f"the process stopped (exit {process.exitcode})") from None
+        finally:
+            receive.close()
+            if process.is_alive():
+                process.kill()
+            process.join(5)
+        if kind != "ok":
+            raise RuntimeError(payload)
+        return payload
 
     # -- following ----------------------------------------------------------------------------
     def _follow(self, job: Job, receive: Any) -> None:

@@ -24,6 +24,7 @@ from werkzeug.exceptions import HTTPException
 
 from webapp import catalog, games, get_store
 from webapp.catalog import CUSTOM, LevelRef
+from webapp.extras import extras_for
 from webapp.games.base import MAX_LEVEL_TEXT, Game, LevelError, MoveError
 from webapp.play import Play
 from webapp.store import SavedGame
@@ -151,7 +152,9 @@ def save_play(found: Found, play: Play) -> None:
 
 def play_context(found: Found, play: Play, message: str = "") -> dict[str, Any]:
     best = get_store().results(player_id(), found.game.name, [found.ref.key]).get(found.ref.key)
+    extras = extras_for(found.game.name)
     return {
+        **(extras(found, play) if extras else {}),
         "game": found.game,
         "found": found,
         "level": found.level,
@@ -244,6 +247,8 @@ def play_action(game_name: str, collection: str, ident: str) -> Response | str:
             play.redo()
         elif action == "restart":
             play.restart()
+        elif action == "refresh":
+            pass  # the page asks again for figures computed in the background
         else:
             raise BadRequest(f"Unknown action {action[:40]!r}.")
     except MoveError as exc:

@@ -171,6 +171,22 @@ def cached_distance_table(
         return _tables.get((board_text(level), metric, limit))
 
 
+def table_known(level: Level, metric: str, limit: int = TABLE_LIMIT) -> bool:
+    """True when this process has the table, or knows the space is too large for one."""
+    with _tables_lock:
+        return (board_text(level), metric, limit) in _tables
+
+
+def install_table(
+    level: Level, metric: str, table: dict[int, int] | None, limit: int = TABLE_LIMIT
+) -> None:
+    """Keep a table built elsewhere (in another process) as if it had been built here."""
+    with _tables_lock:
+        _tables[(board_text(level), metric, limit)] = table
+        while len(_tables) > TABLES_KEPT:
+            _tables.popitem(last=False)
+
+
 def clear_caches() -> None:
     """Forget every table and move table (for measurements)."""
     with _tables_lock:
