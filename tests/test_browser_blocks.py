@@ -22,7 +22,8 @@ def path_moves(level, tokens):
     state = GAME.start(level)
     for token in tokens:
         after = GAME.apply(level, state, token)
-        (piece,) = [i for i, (a, b) in enumerate(zip(state.places, after.places)) if a != b]
+        pairs = zip(state.places, after.places, strict=True)
+        (piece,) = [i for i, (a, b) in enumerate(pairs) if a != b]
         if drags and drags[-1][0] == piece:
             drags[-1] = (piece, drags[-1][1], after.places[piece])
         else:

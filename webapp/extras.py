@@ -37,8 +37,7 @@ _building_lock = threading.Lock()
 
 def build_blocks_tables(level_text: str) -> dict[str, Any]:
     """Every convention's distance table for a level (runs in a child process)."""
-    from webapp.games.blocks import GAME
-    from webapp.games.blocks import solver
+    from webapp.games.blocks import GAME, solver
 
     level = GAME.parse(level_text)[0]
     return {
