@@ -86,10 +86,9 @@ def record(game: games.Game, number: int, level: Any, algorithm: str, result: An
 
 def cmd_solve(args: argparse.Namespace) -> int:
     game = _game(args.game)
-    algorithm = args.algorithm or game.default_algorithm
-    if algorithm not in game.algorithms():
+    if args.algorithm is not None and args.algorithm not in game.algorithms():
         raise UsageError(
-            f"unknown algorithm {algorithm!r} for {game.name}; "
+            f"unknown algorithm {args.algorithm!r} for {game.name}; "
             f"known: {', '.join(game.algorithms())}"
         )
     if args.time_limit is not None and args.time_limit <= 0:
@@ -112,6 +111,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     limits = Limits(seconds=args.time_limit, nodes=args.node_limit, memory_mb=args.memory_limit)
     for number in numbers:
         level = levels[number - 1]
+        algorithm = args.algorithm or game.default_for(level)
         result = solve(game, level, algorithm, limits=limits)
         print(
             json.dumps(record(game, number, level, algorithm, result), ensure_ascii=False),

@@ -152,7 +152,7 @@ def board_key(found: Found) -> str:
 def start_solve(game_name: str, collection: str, ident: str) -> str:
     found = find_level(game_name, collection, ident)
     play = load_play(found)
-    algorithm = request.form.get("algorithm") or found.game.default_algorithm
+    algorithm = request.form.get("algorithm") or found.game.default_for(found.level)
     if algorithm not in found.game.algorithms():
         raise BadRequest(f"{found.game.title} has no solver called {algorithm[:40]!r}.")
     moves = play.moves if request.form.get("start") == "current" else []
@@ -223,7 +223,7 @@ def next_move_hint(found: Found, play: Play) -> str:
         game.name,
         game.level_text(found.level),
         list(play.moves),
-        game.default_algorithm,
+        game.default_for(found.level),
         limits,
         player_id(),
         board_key(found) + "#hint",

@@ -30,7 +30,7 @@ def solve(
 ) -> Result:
     """Search from ``state`` (the level's start by default) with the named algorithm."""
     algorithms = game.algorithms()
-    name = algorithm or game.default_algorithm
+    name = algorithm or game.default_for(level)
     if name not in algorithms:
         known = ", ".join(algorithms) or "none"
         return Result(

@@ -136,6 +136,10 @@ class Game(ABC, Generic[Level, State]):
         """The solvers, by name; the game's solver module is imported only when asked."""
         return {}
 
+    def default_for(self, level: Level) -> str:
+        """The solver to use on this level when none is named (some only suit small boards)."""
+        return self.default_algorithm
+
     def normalize_move(self, level: Level, state: State, move: str) -> str:
         """The canonical spelling of a legal move (Sokoban upper-cases pushes)."""
         return move
