@@ -61,8 +61,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     os.environ.setdefault("PUZZLE_LAB_INSTANCE", str(instance))
     connect(app.config["DATABASE"]).close()  # create the schema once, up front
 
-    from webapp import live, web
+    from webapp import live, sliding_pages, web
 
+    app.register_blueprint(sliding_pages.bp)
     app.register_blueprint(web.bp)
     live.init_app(app)
     web.register_errors(app)

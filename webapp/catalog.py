@@ -16,6 +16,8 @@ LEVELS_DIR = Path(__file__).resolve().parent.parent / "levels"
 
 #: The collection name that holds levels players paste or upload, addressed by content id.
 CUSTOM = "custom"
+#: The collection name of positions given entirely by their URL (the sliding puzzle's codes).
+POSITION = "p"
 
 
 @dataclass(frozen=True)
@@ -29,8 +31,8 @@ class LevelRef:
 
     @property
     def key(self) -> str:
-        if self.collection == CUSTOM:
-            return f"{CUSTOM}/{self.custom_id}"
+        if self.custom_id:
+            return f"{self.collection}/{self.custom_id}"
         return f"{self.collection}/{self.number}"
 
     @property

@@ -23,7 +23,7 @@ from flask import (
 from werkzeug.exceptions import HTTPException
 
 from webapp import catalog, games, get_store
-from webapp.catalog import CUSTOM, LevelRef
+from webapp.catalog import CUSTOM, POSITION, LevelRef
 from webapp.extras import extras_for
 from webapp.games.base import MAX_LEVEL_TEXT, Game, LevelError, MoveError
 from webapp.play import Play
@@ -99,6 +99,16 @@ def get_game(name: str) -> Game:
 
 def find_level(game_name: str, collection: str, ident: str) -> Found:
     game = get_game(game_name)
+    if collection == POSITION and hasattr(game, "from_code"):
+        try:
+            level = game.from_code(ident)
+        except LevelError as error:
+            raise BadRequest(f"This address names no {game.title} position: {error}", 404) from None
+        ref = LevelRef(game.name, POSITION, custom_id=game.position_code(level))
+        if ref.custom_id != ident:
+            raise BadRequest("This address names no position.", 404)
+        title = f"{level.rows}×{level.cols} puzzle"
+        return Found(game, ref, level, title, collection_title="Shuffled positions")
     if collection == CUSTOM:
         if not _CUSTOM_ID.match(ident):
             raise BadRequest(f"{ident!r} is not a level id.", 404)

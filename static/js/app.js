@@ -32,6 +32,7 @@
     if (window.PuzzleLab.hold && window.PuzzleLab.hold()) { setTimeout(pump, 50); return; }
     busy = true;
     const values = queue.shift();
+    if (level.dataset.picture) values.picture = level.dataset.picture;
     htmx.ajax("POST", level.dataset.playUrl, {
       target: "#play", swap: "outerHTML", values: values,
       headers: { "X-CSRF-Token": csrf() },
@@ -99,10 +100,87 @@
     piece.addEventListener("pointercancel", up);
   }
 
+  // -- Vexed: select a block, then a direction (key or a click on the empty square beside).
+  let selectedBlock = null;
+  let animating = false;
+
+  function selectBlock(cell) {
+    selectedBlock = cell;
+    document.querySelectorAll("#play .vexed .cell").forEach((el) => {
+      el.classList.remove("selected", "beside");
+    });
+    if (!cell) return;
+    const el = document.querySelector('#play .vexed [data-cell="' + cell + '"]');
+    if (!el || !el.classList.contains("block")) { selectedBlock = null; return; }
+    el.classList.add("selected");
+    const [r, c] = cell.split(",").map(Number);
+    [c - 1, c + 1].forEach((cc) => {
+      const side = document.querySelector('#play .vexed [data-cell="' + r + "," + cc + '"]');
+      if (side && side.classList.contains("empty")) side.classList.add("beside");
+    });
+  }
+
+  function vexedMove(direction) {
+    if (!selectedBlock) { flash("Click a block first, then ← or →."); return null; }
+    const [r, c] = selectedBlock.split(",").map(Number);
+    selectedBlock = r + "," + (c + (direction === "<" ? -1 : 1));  // follow the block
+    return { action: "move", moves: r + "," + c + direction, quiet: "1" };
+  }
+
+  // Show the falls and vanishings one by one, holding input until the board is still.
+  function animateVexed() {
+    const frames = document.querySelector("#play .frames");
+    const board = document.querySelector("#play .vexed");
+    if (!frames || !board) return false;
+    const boards = Array.from(frames.querySelectorAll("template")).map((t) => t.innerHTML);
+    const still = board.outerHTML;
+    frames.remove();
+    if (boards.length === 0) return false;
+    animating = true;
+    let index = 0;
+    const holder = board.parentElement;
+    let current = board;
+    function step() {
+      const html = index < boards.length ? boards[index] : still;
+      const wrap = document.createElement("div");
+      wrap.innerHTML = html.trim();
+      const next = wrap.firstElementChild;
+      holder.replaceChild(next, current);
+      current = next;
+      index += 1;
+      if (index <= boards.length) {
+        setTimeout(step, 170);
+      } else {
+        animating = false;
+        selectBlock(selectedBlock);
+      }
+    }
+    step();
+    return true;
+  }
+
   const GAMES = {
     sokoban: {
       key: (direction) => ({ action: "move", moves: direction, quiet: "1" }),
       click: (cell) => ({ action: "click", cell: cell.dataset.cell }),
+    },
+    sliding: {
+      key: (direction) => ({ action: "move", moves: direction.toUpperCase(), quiet: "1" }),
+      click: (cell) => (cell.classList.contains("tile") ? { action: "click", cell: cell.dataset.cell } : null),
+    },
+    vexed: {
+      key: (direction) => (direction === "l" ? vexedMove("<") : direction === "r" ? vexedMove(">") : null),
+      click: (cell) => {
+        if (cell.classList.contains("block")) {
+          selectBlock(selectedBlock === cell.dataset.cell ? null : cell.dataset.cell);
+        } else if (cell.classList.contains("empty") && selectedBlock) {
+          // Beside the selected block (worked out here: the board may be mid-animation).
+          const [r, c] = cell.dataset.cell.split(",").map(Number);
+          const [sr, sc] = selectedBlock.split(",").map(Number);
+          if (r === sr && Math.abs(c - sc) === 1) return vexedMove(c < sc ? "<" : ">");
+        }
+        return null;
+      },
     },
     blocks: {
       key: (direction) => {
@@ -156,6 +234,28 @@
     }
   }
 
+  // The sliding puzzle's tile numbers: a choice kept in this browser.
+  function applyNumbers() {
+    const box = document.getElementById("show-numbers");
+    const level = page();
+    if (!box || !level) return;
+    box.checked = localStorage.getItem("puzzlelab.numbers") === "1";
+    level.classList.toggle("numbered", box.checked);
+  }
+  document.addEventListener("change", (event) => {
+    if (event.target && event.target.id === "show-numbers") {
+      localStorage.setItem("puzzlelab.numbers", event.target.checked ? "1" : "0");
+      applyNumbers();
+    }
+    if (event.target && event.target.id === "new-size") {
+      const [rows, cols] = event.target.value.split("x");
+      const form = event.target.form;
+      form.elements.rows.value = rows;
+      form.elements.cols.value = cols;
+    }
+  });
+  document.addEventListener("DOMContentLoaded", applyNumbers);
+
   document.addEventListener("keydown", onKey);
   document.addEventListener("click", onClick);
   document.addEventListener("pointerdown", (event) => {
@@ -164,10 +264,11 @@
   });
   document.addEventListener("htmx:afterSwap", () => {
     if (selectedPiece !== null) selectPiece(selectedPiece);
+    if (!animateVexed() && selectedBlock) selectBlock(selectedBlock);
   });
   document.addEventListener("htmx:responseError", (event) => {
     flash(event.detail.xhr.responseText || "Something went wrong.");
   });
   document.addEventListener("htmx:sendError", () => flash("The server cannot be reached. Your game is safe; try again."));
-  window.PuzzleLab = { send: send, flash: flash, hold: null };
+  window.PuzzleLab = { send: send, flash: flash, hold: () => animating };
 })();

@@ -9,6 +9,7 @@ from webapp.games.base import Algorithm, Game, IllegalMove, LevelError, MoveErro
 #: Game name -> module holding ``GAME``; the order is the order shown on the home page.
 _MODULES = {
     "sokoban": "webapp.games.sokoban",
+    "sliding": "webapp.games.sliding",
     "blocks": "webapp.games.blocks",
 }
 

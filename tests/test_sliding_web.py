@@ -1,0 +1,148 @@
+"""The sliding puzzle's pages: shuffles, position addresses, picture uploads."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from PIL import Image
+
+from tests.conftest import csrf_of
+from webapp.games import get
+
+GAME = get("sliding")
+
+
+@pytest.fixture
+def token(client):
+    return csrf_of(client.get("/sliding/").text)
+
+
+def shuffled(client, token, **fields) -> str:
+    data = {"csrf_token": token, "rows": "3", "cols": "3", "mode": "uniform", **fields}
+    response = client.post("/sliding/shuffle", data=data)
+    assert response.status_code == 303, response.text
+    return response.headers["Location"]
+
+
+def test_a_new_game_is_a_solvable_position_with_its_own_address(client, token):
+    seen = set()
+    for _ in range(20):
+        address = shuffled(client, token)
+        code = re.fullmatch(r"/sliding/p/(3x3-[0-9a-z]{9})", address).group(1)
+        level = GAME.from_code(code)
+        assert GAME.start(level) != tuple(range(1, 9)) + (0,)
+        seen.add(code)
+    assert len(seen) > 15  # really random
+    page = client.get(address)
+    assert page.status_code == 200 and "3×3 puzzle" in page.text
+    assert page.text.count('class="cell tile') == 8
+
+
+def test_an_easy_game_is_a_few_moves_from_home_and_sizes_are_checked(client, token):
+    address = shuffled(client, token, rows="4", cols="5", mode="moves", moves="6")
+    level = GAME.from_code(address.rsplit("/", 1)[1])
+    assert (level.rows, level.cols) == (4, 5)
+    from webapp.solving import solve
+
+    assert solve(GAME, level, "astar").cost <= 6
+    bad = client.post("/sliding/shuffle", data={"csrf_token": token, "rows": "9", "cols": "3"})
+    assert bad.status_code == 400 and "from 2 to 8" in bad.text
+    walk = client.post(
+        "/sliding/shuffle",
+        data={"csrf_token": token, "rows": "3", "cols": "3", "mode": "moves", "moves": "99999"},
+    )
+    assert walk.status_code == 400 and "from 1 to 1000" in walk.text
+
+
+def test_bad_position_addresses_say_so(client):
+    assert client.get("/sliding/p/3x3-123456870").status_code == 404  # unsolvable parity
+    response = client.get("/sliding/p/nonsense")
+    assert response.status_code == 404 and "names no Sliding puzzle position" in response.text
+    assert client.get("/sliding/p/3x3-12345678").status_code == 404  # a tile short
+
+
+def png(width: int, height: int, colour=(200, 40, 40), **save) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), colour).save(out, format=save.pop("format", "PNG"), **save)
+    return out.getvalue()
+
+
+def upload(client, token, data: bytes, name: str = "me.png", code: str = "3x4-12345678a0b9"):
+    return client.post(
+        "/sliding/picture",
+        content_type="multipart/form-data",
+        data={
+            "csrf_token": token,
+            "code": code,
+            "back": f"/sliding/p/{code}",
+            "picture": (io.BytesIO(data), name),
+        },
+    )
+
+
+def test_an_uploaded_picture_is_cropped_reencoded_and_shown_on_the_tiles(client, token):
+    exif = Image.Exif()
+    exif[0x010F] = "SecretCamera"
+    response = upload(client, token, png(1000, 400, format="JPEG", exif=exif.tobytes()), "me.jpg")
+    assert response.status_code == 303
+    picture = re.search(r"picture=([0-9a-f]{24})", response.headers["Location"]).group(1)
+    page = client.get(response.headers["Location"])
+    assert f"/sliding/pictures/{picture}.jpg" in page.text
+    stored = client.get(f"/sliding/pictures/{picture}.jpg")
+    assert stored.status_code == 200 and stored.mimetype == "image/jpeg"
+    image = Image.open(io.BytesIO(stored.data))
+    assert abs(image.width / image.height - 4 / 3) < 0.01  # cropped to the 3x4 board
+    assert b"SecretCamera" not in stored.data and not image.getexif()
+    # The same picture again gets the same id.
+    again = upload(client, token, png(1000, 400, format="JPEG", exif=exif.tobytes()), "me.jpg")
+    assert picture in again.headers["Location"]
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "words"),
+    [
+        (b"just some text", "notes.png", "not a picture we can read"),
+        (png(40, 40, format="GIF"), "anim.gif", "GIF type is not accepted"),
+        (png(300, 300)[:200], "cut.png", "damaged or cut short"),
+        (png(5000, 20), "wide.png", "the most is 4096×4096"),
+        (b"", "empty.png", "empty"),
+    ],
+)
+def test_bad_uploads_get_a_clear_message(client, token, data, name, words):
+    response = upload(client, token, data, name)
+    assert response.status_code == 400
+    assert words in response.text
+
+
+def test_a_decompression_bomb_is_refused_before_it_is_decoded(client, token):
+    bomb = png(4097, 4097, colour=(0, 0, 0))  # 50 MB of pixels in a few kilobytes
+    assert len(bomb) < 200_000
+    response = upload(client, token, bomb)
+    assert response.status_code == 400 and "4097×4097 pixels" in response.text
+
+
+def test_an_upload_larger_than_5_mb_is_refused(client, token):
+    response = upload(client, token, b"\x89PNG" + b"0" * (5 * 2**20 + 10))
+    assert response.status_code in (400, 413)
+
+
+def test_a_new_game_is_refused_while_a_solver_works_on_the_board(app, client, token):
+    from webapp.live import runner
+
+    page = client.get("/sliding/fifteen/10")
+    solve = client.post(
+        "/sliding/fifteen/10/solve",
+        data={"algorithm": "astar"},
+        headers={"X-CSRF-Token": csrf_of(page.text)},
+    )
+    assert solve.status_code == 200
+    refused = client.post(
+        "/sliding/shuffle",
+        data={"csrf_token": token, "rows": "4", "cols": "4", "board": "sliding/fifteen/10"},
+    )
+    assert refused.status_code == 409 and "solver is working on this board" in refused.text
+    with app.app_context():
+        for job in list(runner().jobs.values()):
+            runner().cancel(job)

@@ -1,0 +1,103 @@
+"""Pictures for the sliding puzzle: the built-in ones, and players' uploads checked with Pillow.
+
+An upload is decoded to prove it is an image, refused if it is too large (in bytes or pixels),
+re-encoded (which drops its metadata), centre-cropped to the board's aspect and stored under
+the hash of its content, so the same picture always gets the same id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import warnings
+from pathlib import Path
+
+from PIL import Image, UnidentifiedImageError
+
+#: Pictures drawn for the project (static/pictures/<id>.svg), by id, with their names.
+BUILT_IN = {"sunrise": "Sunrise", "tangram": "Tangram", "rings": "Rings", "city": "City"}
+DEFAULT = "sunrise"
+MAX_BYTES = 5 * 1024 * 1024
+MAX_SIDE = 4096
+FORMATS = {"PNG", "JPEG", "WEBP"}
+#: The stored picture's longest side: plenty for an 8x8 board on a large screen.
+STORED_SIDE = 1200
+
+_UPLOAD_ID = re.compile(r"^[0-9a-f]{24}$")
+
+
+class PictureError(ValueError):
+    """An upload that is not a picture we accept, with the reason for the player."""
+
+
+def is_valid_id(picture: str) -> bool:
+    return picture in BUILT_IN or bool(_UPLOAD_ID.match(picture))
+
+
+def store_upload(data: bytes, folder: Path, rows: int, cols: int) -> str:
+    """Check, crop to cols:rows, re-encode and store an upload; its id."""
+    if len(data) > MAX_BYTES:
+        raise PictureError(f"The picture is larger than {MAX_BYTES // 2**20} MB.")
+    if not data:
+        raise PictureError("The file is empty.")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        try:
+            image = Image.open(io.BytesIO(data))
+            if image.format not in FORMATS:
+                raise PictureError(
+                    f"A {image.format or 'file of that'} type is not accepted: "
+                    "use a PNG, JPEG or WebP picture."
+                )
+            width, height = image.size
+            if width > MAX_SIDE or height > MAX_SIDE:
+                raise PictureError(
+                    f"The picture is {width}×{height} pixels; the most is {MAX_SIDE}×{MAX_SIDE}."
+                )
+            image.load()
+        except PictureError:
+            raise
+        except (
+            UnidentifiedImageError,
+            Image.DecompressionBombError,
+            Image.DecompressionBombWarning,
+        ):
+            raise PictureError(
+                "That file is not a picture we can read (PNG, JPEG or WebP)."
+            ) from None
+        except (OSError, SyntaxError, ValueError):
+            raise PictureError("The picture is damaged or cut short; try another file.") from None
+    image = image.convert("RGB")
+    image = _crop_to(image, cols, rows)
+    image.thumbnail((STORED_SIDE, STORED_SIDE))
+    out = io.BytesIO()
+    image.save(out, format="JPEG", quality=88, optimize=True)
+    encoded = out.getvalue()
+    picture = hashlib.sha256(encoded).hexdigest()[:24]
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{picture}.jpg"
+    if not target.exists():
+        partial = target.with_suffix(".part")
+        partial.write_bytes(encoded)
+        partial.replace(target)
+    return picture
+
+
+def _crop_to(image: Image.Image, wide: int, high: int) -> Image.Image:
+    """The largest centred part of the image with the aspect wide:high."""
+    width, height = image.size
+    if width * high > height * wide:
+        new_width = height * wide // high
+        left = (width - new_width) // 2
+        return image.crop((left, 0, left + new_width, height))
+    new_height = width * high // wide
+    top = (height - new_height) // 2
+    return image.crop((0, top, width, top + new_height))
+
+
+def upload_path(folder: Path, picture: str) -> Path | None:
+    if not _UPLOAD_ID.match(picture):
+        return None
+    path = folder / f"{picture}.jpg"
+    return path if path.exists() else None
