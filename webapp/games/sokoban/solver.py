@@ -1,0 +1,448 @@
+"""The Sokoban solvers: push-optimal BFS and A*, a fast best-first solver, a move-optimal A*.
+
+All of them search positions reached by pushes, with the player normalised to its reachable
+region, and turn the pushes found into the full LURD string at the end.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from itertools import count
+
+from webapp.games.base import Algorithm
+from webapp.games.sokoban import Position, walk
+from webapp.games.sokoban.board import FAR, Board, cells_of
+from webapp.games.sokoban.level import Level
+from webapp.games.sokoban.matching import Duals, assignment_cost, reassign, solve_assignment
+from webapp.search import Monitor, Result, run_search
+
+#: Bits for the normalised player cell in a state key (levels are at most 64 x 64).
+PLAYER_BITS = 12
+
+#: A state's parent link: (parent key, push) where push packs (box cell, direction index).
+Parents = dict[int, tuple[int, int] | None]
+
+
+def _low_cell(region: int) -> int:
+    return (region & -region).bit_length() - 1
+
+
+def _pack(box: int, direction: int) -> int:
+    return box << 2 | direction
+
+
+def _push_path(parents: Parents, key: int) -> list[int]:
+    pushes = []
+    link = parents[key]
+    while link is not None:
+        key, push = link
+        pushes.append(push)
+        link = parents[key]
+    return pushes[::-1]
+
+
+def lurd(board: Board, position: Position, pushes: list[int]) -> list[str]:
+    """The full move tokens for a list of packed pushes: the walk to each, then the push."""
+    tokens: list[str] = []
+    player, boxes = position.player, set(position.boxes)
+    for push in pushes:
+        box, direction = push >> 2, push & 3
+        letter, offset = board.directions[direction]
+        steps = walk(board.level, Position(player, frozenset(boxes)), box - offset)
+        if steps is None:  # cannot happen for a push the search generated
+            raise RuntimeError(f"no walk to the push at cell {box}")
+        tokens.extend(steps)
+        tokens.append(letter.upper())
+        boxes.remove(box)
+        boxes.add(box + offset)
+        player = box
+    return tokens
+
+
+def _solved(
+    monitor: Monitor, board: Board, position: Position, pushes: list[int], optimal: bool
+) -> Result:
+    moves = lurd(board, position, pushes)
+    return monitor.result(
+        "solved", moves=moves, optimal=optimal, extra={"pushes": len(pushes), "moves": len(moves)}
+    )
+
+
+def _start(board: Board, position: Position) -> tuple[int, int, int]:
+    boxes = board.boxes_of(position)
+    region = board.reach(position.player, boxes)
+    return boxes, region, boxes << PLAYER_BITS | _low_cell(region)
+
+
+def _stride(monitor: Monitor) -> int:
+    # Large levels expand slowly; tick often enough that limits and progress stay timely.
+    return max(1, min(monitor.stride, 32))
+
+
+def _sampler(board: Board, player: int, boxes: int) -> Callable[[], Position]:
+    return lambda: board.position(player, boxes)
+
+
+# -- breadth-first ----------------------------------------------------------------------------
+def run_bfs(level: Level, position: Position, monitor: Monitor) -> Result:
+    """Breadth-first by pushes over box configurations; pushes onto dead squares pruned."""
+    board = Board(level)
+
+    def search(monitor: Monitor) -> Result:
+        boxes, region, key = _start(board, position)
+        if boxes == board.goal_mask:
+            return _solved(monitor, board, position, [], True)
+        if boxes & board.dead:
+            return monitor.result("unsolvable")
+        parents: Parents = {key: None}
+        layer = [(boxes, region, key, position.player)]
+        expanded, generated, depth = 0, 1, 0
+        stride = _stride(monitor)
+        goal = board.goal_mask
+        reach = board.reach
+        while layer:
+            depth += 1
+            following = []
+            for boxes, region, key, player in layer:
+                expanded += 1
+                if expanded % stride == 0:
+                    monitor.tick(
+                        expanded,
+                        generated,
+                        len(layer) + len(following),
+                        depth,
+                        _sampler(board, player, boxes),
+                    )
+                for box, offset, direction in board.pushes(boxes, region):
+                    child = boxes ^ (1 << box) ^ (1 << (box + offset))
+                    child_region = reach(box, child)
+                    child_key = child << PLAYER_BITS | _low_cell(child_region)
+                    if child_key in parents:
+                        continue
+                    generated += 1
+                    parents[child_key] = (key, _pack(box, direction))
+                    if child == goal:
+                        monitor.tick(expanded, generated, 0, depth, force=True)
+                        return _solved(
+                            monitor, board, position, _push_path(parents, child_key), True
+                        )
+                    following.append((child, child_region, child_key, box))
+            layer = following
+        monitor.tick(expanded, generated, 0, depth, force=True)
+        return monitor.result("unsolvable")
+
+    return run_search(search, monitor)
+
+
+# -- A* ---------------------------------------------------------------------------------------
+def run_astar(level: Level, position: Position, monitor: Monitor) -> Result:
+    """A* by pushes; h is the sum of each box's push distance to its nearest goal."""
+    board = Board(level)
+
+    def search(monitor: Monitor) -> Result:
+        boxes, region, key = _start(board, position)
+        if boxes & board.dead:
+            return monitor.result("unsolvable")
+        nearest = board.nearest
+        h = sum(nearest[cell] for cell in cells_of(boxes))
+        parents: Parents = {key: None}
+        best_g = {key: 0}
+        tie = count()
+        queue = [(h, 0, next(tie), boxes, region, key, position.player, h)]
+        expanded = generated = 0
+        stride = _stride(monitor)
+        goal = board.goal_mask
+        reach = board.reach
+        while queue:
+            f, minus_g, _, boxes, region, key, player, h = heapq.heappop(queue)
+            g = -minus_g
+            if g > best_g[key]:
+                continue
+            if boxes == goal:
+                monitor.tick(expanded, generated, len(queue), g, force=True)
+                return _solved(monitor, board, position, _push_path(parents, key), True)
+            expanded += 1
+            if expanded % stride == 0:
+                monitor.tick(expanded, generated, len(queue), f, _sampler(board, player, boxes))
+            child_g = g + 1
+            for box, offset, direction in board.pushes(boxes, region):
+                target = box + offset
+                child = boxes ^ (1 << box) ^ (1 << target)
+                child_region = reach(box, child)
+                child_key = child << PLAYER_BITS | _low_cell(child_region)
+                known = best_g.get(child_key)
+                if known is not None and known <= child_g:
+                    continue
+                best_g[child_key] = child_g
+                parents[child_key] = (key, _pack(box, direction))
+                generated += 1
+                child_h = h - nearest[box] + nearest[target]
+                heapq.heappush(
+                    queue,
+                    (
+                        child_g + child_h,
+                        -child_g,
+                        next(tie),
+                        child,
+                        child_region,
+                        child_key,
+                        box,
+                        child_h,
+                    ),
+                )
+        monitor.tick(expanded, generated, 0, 0, force=True)
+        return monitor.result("unsolvable")
+
+    return run_search(search, monitor)
+
+
+# -- fast -------------------------------------------------------------------------------------
+class LowerBound:
+    """The min-cost box-to-goal matching, cached by box set; FAR when no matching exists.
+
+    A position's children differ from it by one box, so after ``expand`` each child's bound
+    is one augmentation away from the parent's matching instead of a full one.
+    """
+
+    def __init__(self, board: Board, capacity: int = 400_000):
+        self.distances = board.distances
+        self.capacity = capacity
+        self.cache: dict[int, int] = {}
+        self._rows: list[tuple[int, ...]] = []
+        self._index: dict[int, int] = {}
+        self._duals: Duals | None = None
+
+    def __call__(self, boxes: int) -> int:
+        cached = self.cache.get(boxes)
+        if cached is not None:
+            return cached
+        distances = self.distances
+        value = assignment_cost([distances[cell] for cell in cells_of(boxes)])
+        return self._store(boxes, value)
+
+    def _store(self, boxes: int, value: int) -> int:
+        if value >= FAR:
+            value = FAR
+        if len(self.cache) >= self.capacity:
+            self.cache.clear()
+        self.cache[boxes] = value
+        return value
+
+    def expand(self, boxes: int) -> None:
+        """Get ready to bound the children of ``boxes``."""
+        cells = list(cells_of(boxes))
+        self._rows = [self.distances[cell] for cell in cells]
+        self._index = {cell: index for index, cell in enumerate(cells)}
+        self._duals = None
+
+    def child(self, child: int, box: int, target: int) -> int:
+        """The bound of ``child``: the expanded position with ``box`` pushed to ``target``."""
+        cached = self.cache.get(child)
+        if cached is not None:
+            return cached
+        if self._duals is None:
+            _total, self._duals = solve_assignment(self._rows)
+        row = self._index[box]
+        rows = self._rows.copy()
+        rows[row] = self.distances[target]
+        row_potential, column_potential, owner = self._duals
+        duals = (row_potential.copy(), column_potential.copy(), owner.copy())
+        return self._store(child, reassign(rows, duals, row))
+
+
+#: The fast solver's order: priority = g + H_WEIGHT * h (a weighted best-first search).
+H_WEIGHT = 10
+
+
+def _no_corrals(boxes: int, region: int) -> None:
+    return None
+
+
+def run_fast(
+    level: Level,
+    position: Position,
+    monitor: Monitor,
+    use_corrals: bool = True,
+    weight: float = H_WEIGHT,
+) -> Result:
+    """Weighted best-first by pushes with a matching bound, PI-corral pruning, freeze
+    deadlocks and dead squares."""
+    board = Board(level)
+    bound = LowerBound(board)
+
+    def search(monitor: Monitor) -> Result:
+        boxes, region, key = _start(board, position)
+        if boxes == board.goal_mask:
+            return _solved(monitor, board, position, [], False)
+        if boxes & board.dead:
+            return monitor.result("unsolvable")
+        h = bound(boxes)
+        if h >= FAR:
+            return monitor.result("unsolvable")
+        parents: Parents = {key: None}
+        tie = count()
+        queue = [(weight * h, h, next(tie), 0, boxes, region, key, position.player)]
+        expanded = generated = 0
+        stride = _stride(monitor)
+        goal = board.goal_mask
+        reach = board.reach
+        freeze = board.freeze_deadlock
+        corral = board.corral_pushes if use_corrals else _no_corrals
+        while queue:
+            priority, _h, _, g, boxes, region, key, player = heapq.heappop(queue)
+            expanded += 1
+            if expanded % stride == 0:
+                monitor.tick(expanded, generated, len(queue), g, _sampler(board, player, boxes))
+            child_g = g + 1
+            bound.expand(boxes)
+            pushes = corral(boxes, region)
+            if pushes is None:
+                pushes = board.pushes(boxes, region)
+            for box, offset, direction in pushes:
+                target = box + offset
+                child = boxes ^ (1 << box) ^ (1 << target)
+                child_region = reach(box, child)
+                child_key = child << PLAYER_BITS | _low_cell(child_region)
+                if child_key in parents:
+                    continue
+                parents[child_key] = (key, _pack(box, direction))
+                generated += 1
+                if child == goal:
+                    monitor.tick(expanded, generated, len(queue), child_g, force=True)
+                    return _solved(monitor, board, position, _push_path(parents, child_key), False)
+                if freeze(child, target):
+                    continue
+                child_h = bound.child(child, box, target)
+                if child_h >= FAR:
+                    continue
+                heapq.heappush(
+                    queue,
+                    (
+                        child_g + weight * child_h,
+                        child_h,
+                        next(tie),
+                        child_g,
+                        child,
+                        child_region,
+                        child_key,
+                        box,
+                    ),
+                )
+        monitor.tick(expanded, generated, 0, 0, force=True)
+        return monitor.result("unsolvable")
+
+    return run_search(search, monitor)
+
+
+# -- move-optimal -----------------------------------------------------------------------------
+def run_moves(level: Level, position: Position, monitor: Monitor) -> Result:
+    """A* over positions after each push, costing the walk plus the push; move-optimal."""
+    board = Board(level)
+
+    def search(monitor: Monitor) -> Result:
+        boxes = board.boxes_of(position)
+        if boxes == board.goal_mask:
+            return _solved(monitor, board, position, [], True)
+        if boxes & board.dead:
+            return monitor.result("unsolvable")
+        nearest = board.nearest
+        h = sum(nearest[cell] for cell in cells_of(boxes))
+        key = boxes << PLAYER_BITS | position.player
+        parents: Parents = {key: None}
+        best_g = {key: 0}
+        tie = count()
+        queue = [(h, 0, next(tie), boxes, position.player, h)]
+        expanded = generated = 0
+        stride = _stride(monitor)
+        goal = board.goal_mask
+        floor = board.floor
+        width = board.width
+        freeze = board.freeze_deadlock
+        directions = board.directions
+        live = board.live
+        while queue:
+            f, minus_g, _, boxes, player, h = heapq.heappop(queue)
+            g = -minus_g
+            key = boxes << PLAYER_BITS | player
+            if g > best_g[key]:
+                continue
+            if boxes == goal:
+                monitor.tick(expanded, generated, len(queue), g, force=True)
+                return _solved(monitor, board, position, _push_path(parents, key), True)
+            expanded += 1
+            if expanded % stride == 0:
+                monitor.tick(expanded, generated, len(queue), f, _sampler(board, player, boxes))
+            # Walk outwards ring by ring: a push from a square in ring k costs k + 1 moves.
+            free = floor & ~boxes
+            open_ = live & ~boxes
+            seen = ring = 1 << player
+            steps = 0
+            while ring:
+                for direction, (_, offset) in enumerate(directions):
+                    if offset > 0:
+                        movable = boxes & (ring << offset) & (open_ >> offset)
+                    else:
+                        movable = boxes & (ring >> -offset) & (open_ << -offset)
+                    while movable:
+                        low = movable & -movable
+                        movable ^= low
+                        box = low.bit_length() - 1
+                        target = box + offset
+                        child = boxes ^ low ^ (1 << target)
+                        child_g = g + steps + 1
+                        child_key = child << PLAYER_BITS | box
+                        known = best_g.get(child_key)
+                        if known is not None and known <= child_g:
+                            continue
+                        if freeze(child, target):
+                            continue
+                        best_g[child_key] = child_g
+                        parents[child_key] = (key, _pack(box, direction))
+                        generated += 1
+                        child_h = h - nearest[box] + nearest[target]
+                        heapq.heappush(
+                            queue,
+                            (child_g + child_h, -child_g, next(tie), child, box, child_h),
+                        )
+                grown = (ring << 1 | ring >> 1 | ring << width | ring >> width) & free
+                ring = grown & ~seen
+                seen |= ring
+                steps += 1
+        monitor.tick(expanded, generated, 0, 0, force=True)
+        return monitor.result("unsolvable")
+
+    return run_search(search, monitor)
+
+
+ALGORITHMS: dict[str, Algorithm] = {
+    "bfs": Algorithm(
+        "bfs",
+        "Breadth-first over box configurations, pushes onto dead squares pruned; fewest pushes.",
+        "pushes",
+        True,
+        run_bfs,
+    ),
+    "astar": Algorithm(
+        "astar",
+        "A* by pushes, h = each box's push distance to its nearest goal; fewest pushes.",
+        "pushes",
+        True,
+        run_astar,
+    ),
+    "fast": Algorithm(
+        "fast",
+        "Weighted best-first by pushes with a box-goal matching bound, PI-corral pruning, "
+        "freeze deadlocks and dead squares; built for speed, not optimal.",
+        "pushes",
+        False,
+        run_fast,
+    ),
+    "moves": Algorithm(
+        "moves",
+        "A* where every step costs one, for small levels; fewest moves.",
+        "moves",
+        True,
+        run_moves,
+    ),
+}
