@@ -123,3 +123,18 @@ def test_call_gives_up_after_its_timeout(runner):
 
     with pytest.raises(TimeoutError):
         runner.call(time.sleep, 30, timeout=0.5)
+
+
+def test_a_solver_that_stops_answering_is_stopped_after_its_time_limit(runner, monkeypatch):
+    import time
+
+    import webapp.runner as module
+
+    monkeypatch.setattr(module, "OVERDUE_GRACE", 0.5)
+    process = runner.context.Process(target=time.sleep, args=(60,), daemon=True)
+    process.start()
+    job = Job(id="silent", request=request(SMALL, "x", seconds=0.5), state="running")
+    job._process, job._cancel, job.started = process, runner.context.Event(), time.monotonic()
+    runner.jobs[job.id] = job
+    assert wait_until(lambda: job.overdue, 5)
+    assert wait_until(lambda: not process.is_alive(), 10)

@@ -25,6 +25,8 @@ from webapp.search import Limits, Progress, Result
 STOP_GRACE = 1.5
 #: Room for the interpreter and its libraries on top of the search's own memory limit.
 MEMORY_HEADROOM_MB = 768
+#: A child still running this long after its time limit has stopped answering: it is stopped.
+OVERDUE_GRACE = 10.0
 #: Progress points kept per solve for the live chart.
 HISTORY_POINTS = 120
 
@@ -59,6 +61,8 @@ class Job:
     finished: float | None = None
     watchers: int = 0
     orphaned_at: float | None = None
+    started: float | None = None
+    overdue: bool = False
     _cancel: Any = None
     _process: Any = None
     _changed: threading.Condition = field(default_factory=threading.Condition)
@@ -185,6 +189,7 @@ class Runner:
         send.close()
         job._process = process
         job.pid = process.pid
+        job.started = time.monotonic()
         job.state = "running"
         job.bump()
         threading.Thread(target=self._follow, args=(job, receive), daemon=True).start()
@@ -234,13 +239,18 @@ class Runner:
                     break
         except (EOFError, OSError):
             pass
+        except Exception as exc:  # a message that cannot be read: the solve still ends
+            result = Result(status="error", error=f"the solver's report could not be read: {exc}")
+            self.cancel(job)
         finally:
             receive.close()
         process = job._process
         process.join(5)
         if result is None:
             code = process.exitcode
-            if job._cancel.is_set():
+            if job.overdue:
+                result = Result(status="timeout", error="the solver stopped answering")
+            elif job._cancel.is_set():
                 result = Result(status="cancelled")
             elif code is not None and code < 0 and -code == 9:
                 result = Result(
@@ -311,6 +321,16 @@ class Runner:
                     and now - job.orphaned_at > self.orphan_grace
                 ):
                     job.orphaned_at = None
+                    self.cancel(job)
+                limit = job.request.limits.seconds
+                if (
+                    job.state == "running"
+                    and job.started is not None
+                    and limit is not None
+                    and not job.overdue
+                    and now - job.started > limit + OVERDUE_GRACE
+                ):
+                    job.overdue = True
                     self.cancel(job)
                 if job.state == "done" and job.finished and now - job.finished > self.keep_seconds:
                     del self.jobs[job.id]
