@@ -190,8 +190,19 @@ def browser():
 
 @pytest.fixture
 def page(browser):
+    """A page in its own browser context (a new player); fails the test if the page breaks
+    its content security policy or throws a script error."""
     context = browser.new_context()
     page = context.new_page()
     page.set_default_timeout(10_000)
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(f"script error: {error}"))
+    page.on(
+        "console",
+        lambda message: problems.append(message.text)
+        if message.type == "error" and "Content Security Policy" in message.text
+        else None,
+    )
     yield page
     context.close()
+    assert not problems, problems

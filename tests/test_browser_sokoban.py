@@ -136,3 +136,16 @@ def test_a_bad_replay_link_gets_a_clear_message(page, live_server):
     response = page.goto(live_server.url + "/sokoban/microban/1?moves=uuuuuuu")
     assert response.status == 400
     expect(page.locator(".error")).to_contain_text("does not work on this level")
+
+
+def test_the_content_security_policy_blocks_injected_inline_script(browser, live_server):
+    context = browser.new_context()
+    page = context.new_page()
+    blocked = []
+    page.on("console", lambda message: blocked.append(message.text))
+    page.goto(live_server.url + "/sokoban/microban/1")
+    page.evaluate("""() => { const s = document.createElement('script');
+        s.textContent = 'window.injected = true'; document.body.appendChild(s); }""")
+    assert page.evaluate("() => window.injected === undefined")
+    assert any("Content Security Policy" in text for text in blocked)
+    context.close()

@@ -145,3 +145,15 @@ def test_the_cookie_holds_only_an_opaque_player_id(app, client):
     assert set(session) - {"_permanent"} == {"player"} and re.fullmatch(
         r"[0-9a-f]{32}", session["player"]
     )
+
+
+def test_security_headers_are_set(client):
+    response = client.get("/sokoban/microban/1")
+    policy = response.headers["Content-Security-Policy"]
+    assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy
+    assert (
+        "unsafe-eval" not in policy and "'unsafe-inline'" not in policy.split("style-src-attr")[0]
+    )
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert response.headers["X-Frame-Options"] == "DENY"
+    assert response.headers["Referrer-Policy"] == "same-origin"
