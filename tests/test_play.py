@@ -70,3 +70,26 @@ def test_replace_shows_exactly_the_replay_and_keeps_the_old_game_undoable():
     assert play.history == history
     play.undo(), play.undo(), play.undo()
     assert play.moves == ["r"]
+
+
+def test_old_untouched_games_expire_and_current_ones_stay(tmp_path):
+    import time
+
+    from webapp.store import SavedGame, Store, connect
+
+    store = Store(connect(str(tmp_path / "db.sqlite3")))
+    store.save_game("old", "sokoban", "custom/aaaaaaaaaaaa", SavedGame(["r"], 1))
+    store.save_level("sokoban", "aaaaaaaaaaaa", "#####\n#@$.#\n#####")
+    store.save_level("sokoban", "bbbbbbbbbbbb", "#####\n#.$@#\n#####")
+    later = time.time() + 200 * 86400
+    store.save_game("current", "sokoban", "microban/1", SavedGame(["d"], 1))
+    store.conn.execute("UPDATE games SET updated = ? WHERE player = 'current'", (later,))
+    assert store.expire(180, now=later) == (1, 2)
+    assert store.load_game("old", "sokoban", "custom/aaaaaaaaaaaa") is None
+    assert store.load_game("current", "sokoban", "microban/1") is not None
+    # A pasted level someone still plays is kept however old it is.
+    store.save_level("sokoban", "cccccccccccc", "#####\n#@$.#\n#####")
+    store.save_game("current", "sokoban", "custom/cccccccccccc", SavedGame([], 0))
+    store.conn.execute("UPDATE games SET updated = ? WHERE level = 'custom/cccccccccccc'", (later,))
+    assert store.expire(180, now=later) == (0, 0)
+    assert store.load_level("sokoban", "cccccccccccc") is not None

@@ -138,3 +138,33 @@ def test_a_solver_that_stops_answering_is_stopped_after_its_time_limit(runner, m
     runner.jobs[job.id] = job
     assert wait_until(lambda: job.overdue, 5)
     assert wait_until(lambda: not process.is_alive(), 10)
+
+
+def test_a_player_has_a_few_solves_at_once_and_the_queue_is_bounded():
+    running = Runner(max_running=1, max_queued=3, per_owner=2)
+    try:
+        running.submit(request(BIG, "one"))
+        running.submit(request(BIG, "two"))
+        with pytest.raises(Busy, match="already have 2 solves"):
+            running.submit(request(BIG, "three"))
+        others = [
+            Request("sokoban", BIG, [], "bfs", Limits(30), f"other{n}", "b") for n in range(4)
+        ]
+        running.submit(others[0])
+        running.submit(others[1])
+        with pytest.raises(Busy, match="queue is full"):
+            running.submit(others[2])
+    finally:
+        running.shutdown()
+        for job in list(running.jobs.values()):
+            running.cancel(job)
+
+
+def test_a_solver_process_that_crashes_is_reported_and_the_runner_goes_on(runner):
+    crash = Request("no-such-game", SMALL, [], "bfs", Limits(5), "p1", "crash")
+    job = runner.submit(crash)
+    assert wait_for(job, lambda j: j.state == "done", 30)
+    assert job.result.status == "error" and "stopped unexpectedly" in job.result.error
+    after = runner.submit(request(SMALL, "fine"))
+    assert wait_for(after, lambda j: j.state == "done", 30)
+    assert after.result.status == "solved"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import secrets
+import sqlite3
 import threading
+import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -60,6 +62,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     # Solvers that keep tables on disk (pattern databases) find the instance folder here.
     os.environ.setdefault("PUZZLE_LAB_INSTANCE", str(instance))
     connect(app.config["DATABASE"]).close()  # create the schema once, up front
+    if not app.config.get("TESTING"):
+        start_expiry(app.config["DATABASE"], float(app.config.get("EXPIRE_DAYS", 180)))
 
     from webapp import live, sliding_pages, web
 
@@ -89,6 +93,27 @@ def security_headers(response: Response) -> Response:
     response.headers.setdefault("Referrer-Policy", "same-origin")
     response.headers.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
     return response
+
+
+#: How often old games are swept out of the store.
+EXPIRY_INTERVAL = 6 * 3600
+
+
+def start_expiry(database: str, days: float) -> None:
+    """Sweep games untouched for ``days`` now and every few hours, on a background thread."""
+
+    def sweep_forever() -> None:
+        while True:
+            conn = connect(database)
+            try:
+                Store(conn).expire(days)
+            except sqlite3.Error:
+                pass  # a busy or locked database: the next sweep tries again
+            finally:
+                conn.close()
+            time.sleep(EXPIRY_INTERVAL)
+
+    threading.Thread(target=sweep_forever, name="expire-games", daemon=True).start()
 
 
 def get_store() -> Store:

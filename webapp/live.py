@@ -37,6 +37,8 @@ def runner() -> Runner:
         found = Runner(
             max_running=app.config.get("SOLVE_MAX_RUNNING"),
             orphan_grace=float(app.config.get("SOLVE_ORPHAN_GRACE", 10)),
+            max_queued=int(app.config.get("SOLVE_MAX_QUEUED", 32)),
+            per_owner=int(app.config.get("SOLVE_PER_PLAYER", 3)),
         )
         app.extensions["puzzlelab.runner"] = found
     return found

@@ -128,8 +128,12 @@ class Runner:
         max_running: int | None = None,
         keep_seconds: float = 1800.0,
         orphan_grace: float = 10.0,
+        max_queued: int = 32,
+        per_owner: int = 3,
     ):
         self.max_running = max_running or os.cpu_count() or 2
+        self.max_queued = max_queued
+        self.per_owner = per_owner
         self.keep_seconds = keep_seconds
         self.orphan_grace = orphan_grace
         self.jobs: dict[str, Job] = {}
@@ -142,16 +146,23 @@ class Runner:
 
     # -- starting -----------------------------------------------------------------------------
     def submit(self, request: Request) -> Job:
-        """Queue a solve; Busy if this player already has one on this board."""
+        """Queue a solve; Busy if this player already has one on this board, has too many
+        going, or the queue is full."""
         with self.lock:
-            for job in self.jobs.values():
-                if (job.request.owner, job.request.board) == (
-                    request.owner,
-                    request.board,
-                ) and job.state != "done":
-                    raise Busy(
-                        "A solver is already working on this board. Cancel it first, or wait."
-                    )
+            mine = [
+                job
+                for job in self.jobs.values()
+                if job.request.owner == request.owner and job.state != "done"
+            ]
+            if any(job.request.board == request.board for job in mine):
+                raise Busy("A solver is already working on this board. Cancel it first, or wait.")
+            if len(mine) >= self.per_owner:
+                raise Busy(
+                    f"You already have {len(mine)} solves going; wait for one to finish "
+                    "or cancel one."
+                )
+            if len(self.queue) >= self.max_queued:
+                raise Busy("Every solver is busy and the queue is full: try again in a minute.")
             job = Job(id=secrets.token_urlsafe(12), request=request)
             self.jobs[job.id] = job
             self.queue.append(job)

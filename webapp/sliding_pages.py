@@ -14,11 +14,14 @@ from webapp import pictures
 from webapp.extras import register
 from webapp.games import get
 from webapp.games.sliding import position_code, shuffle
+from webapp.limits import RateLimit
 from webapp.web import BadRequest, player_id
 
 bp = Blueprint("sliding", __name__, url_prefix="/sliding")
 
 MAX_WALK = 1000
+#: Pictures a player may upload per hour.
+UPLOADS = RateLimit(20, 3600)
 SIZES = [(3, 3), (4, 4), (5, 5), (6, 6), (3, 4), (4, 5), (8, 8)]
 
 
@@ -90,6 +93,8 @@ def upload_picture() -> Response:
     upload = request.files.get("picture")
     if upload is None or not upload.filename:
         raise BadRequest("Choose a picture to upload.")
+    if not UPLOADS.allow(player_id()):
+        raise BadRequest("You have uploaded many pictures this hour; please wait a while.", 429)
     data = upload.read(pictures.MAX_BYTES + 1)
     try:
         picture = pictures.store_upload(data, picture_folder(), level.rows, level.cols)

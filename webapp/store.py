@@ -118,6 +118,20 @@ class Store:
         )
         return {row["level"] for row in rows}
 
+    def expire(self, older_than_days: float, now: float | None = None) -> tuple[int, int]:
+        """Forget games nobody has touched for that long, and pasted levels no game uses
+        that are as old; the counts removed. A game being played is touched on every move."""
+        cutoff = (now or time.time()) - older_than_days * 86400
+        with self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            games = self.conn.execute("DELETE FROM games WHERE updated < ?", (cutoff,)).rowcount
+            levels = self.conn.execute(
+                "DELETE FROM levels WHERE created < ? AND NOT EXISTS (SELECT 1 FROM games "
+                "WHERE games.game = levels.game AND games.level = 'custom/' || levels.id)",
+                (cutoff,),
+            ).rowcount
+        return games, levels
+
     def save_level(self, game: str, level_id: str, text: str) -> None:
         self.conn.execute(
             "INSERT OR IGNORE INTO levels (game, id, text, created) VALUES (?, ?, ?, ?)",

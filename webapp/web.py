@@ -26,10 +26,14 @@ from webapp import catalog, games, get_store
 from webapp.catalog import CUSTOM, POSITION, LevelRef
 from webapp.extras import extras_for
 from webapp.games.base import MAX_LEVEL_TEXT, Game, LevelError, MoveError
+from webapp.limits import RateLimit
 from webapp.play import Play
 from webapp.store import SavedGame
 
 bp = Blueprint("web", __name__)
+
+#: Pasted or uploaded level files a player may send per hour.
+PASTES = RateLimit(60, 3600)
 
 _CUSTOM_ID = re.compile(r"^[0-9a-f]{12}$")
 MAX_MOVE_TEXT = 200_000
@@ -282,6 +286,8 @@ def _cell(text: str) -> tuple[int, int]:
 def paste(game_name: str) -> Response | tuple[str, int]:
     """A pasted or uploaded level gets a stable URL derived from its content."""
     game = get_game(game_name)
+    if not PASTES.allow(player_id()):
+        raise BadRequest("You have shared many levels this hour; please wait a while.", 429)
     text = request.form.get("text", "")
     upload = request.files.get("file")
     if upload is not None and upload.filename:
