@@ -1,0 +1,143 @@
+"""The solver's WebSocket against bad input: garbage, floods, oversized frames, strangers."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import urllib.request
+from http.cookiejar import CookieJar
+
+import pytest
+from simple_websocket import Client, ConnectionClosed
+
+from tests.conftest import csrf_of
+
+
+class Browserless:
+    """A player over plain HTTP: keeps the cookie, sends the CSRF header."""
+
+    def __init__(self, base: str):
+        self.base = base
+        self.jar = CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+        self.token = ""
+
+    def get(self, path: str) -> str:
+        with self.opener.open(self.base + path, timeout=10) as response:
+            page = response.read().decode()
+        self.token = csrf_of(page) if 'name="csrf-token"' in page else self.token
+        return page
+
+    def post(self, path: str, **fields: str) -> str:
+        data = urllib.parse.urlencode(fields).encode()
+        request = urllib.request.Request(
+            self.base + path, data=data, headers={"X-CSRF-Token": self.token}
+        )
+        with self.opener.open(request, timeout=30) as response:
+            return response.read().decode()
+
+    @property
+    def cookie(self) -> str:
+        return "; ".join(f"{c.name}={c.value}" for c in self.jar)
+
+    def socket(self, path: str, **headers: str) -> Client:
+        url = self.base.replace("http://", "ws://") + path
+        return Client.connect(url, headers={"Cookie": self.cookie, **headers})
+
+
+@pytest.fixture
+def solving(server):
+    """A player with a long solve running, and the socket path of that solve."""
+    player = Browserless(server.url)
+    player.get("/sokoban/xsokoban/5")
+    panel = player.post("/sokoban/xsokoban/5/solve", algorithm="bfs")
+    path = re.search(r'ws-connect="([^"]+)"', panel).group(1)
+    yield player, path
+    job = path.rsplit("/", 1)[1]
+    player.post("/sokoban/xsokoban/5/solve/cancel", job=job)
+
+
+def closed_reason(ws: Client, within: float = 5.0) -> tuple[int, str]:
+    deadline = time.monotonic() + within
+    try:
+        while time.monotonic() < deadline:
+            ws.receive(timeout=0.2)
+    except ConnectionClosed as closed:
+        return int(closed.reason), closed.message or ""
+    raise AssertionError("the socket stayed open")
+
+
+def test_garbage_and_unknown_actions_are_ignored_and_the_stream_goes_on(solving):
+    player, path = solving
+    ws = player.socket(path)
+    assert 'id="solve-status"' in ws.receive(timeout=5)  # the snapshot
+    ws.send("this is not json")
+    ws.send(json.dumps({"action": "dance"}))
+    ws.send(json.dumps(["a", "list"]))
+    assert 'id="solve-stats"' in ws.receive(timeout=5)  # progress keeps coming
+    ws.close()
+
+
+def test_a_flood_of_messages_closes_the_socket_with_a_reason(solving):
+    player, path = solving
+    ws = player.socket(path)
+    ws.receive(timeout=5)
+    for _ in range(60):
+        ws.send(json.dumps({"action": "pause"}))
+    code, message = closed_reason(ws)
+    assert code == 1008 and message == "too many messages"
+
+
+def test_an_oversized_frame_closes_the_socket(solving):
+    player, path = solving
+    ws = player.socket(path)
+    ws.receive(timeout=5)
+    ws.send("x" * 100_000)
+    code, _ = closed_reason(ws)
+    assert code == 1009  # message too big
+
+
+def test_another_site_and_another_player_are_refused(solving, server):
+    player, path = solving
+    ws = player.socket(path, Origin="http://evil.example")
+    assert closed_reason(ws) == (1008, "cross-site socket refused")
+    stranger = Browserless(server.url)
+    stranger.get("/sokoban/xsokoban/5")
+    ws = stranger.socket(path)
+    assert closed_reason(ws) == (1008, "no such solve for this player")
+
+
+def test_a_server_killed_mid_stream_of_moves_loses_no_acknowledged_move(server):
+    import sqlite3
+    import threading
+    import urllib.error
+
+    from tests.conftest import wait_until
+
+    player = Browserless(server.url)
+    player.get("/sokoban/first-steps/3")
+    acknowledged = []
+
+    def play() -> None:
+        for index in range(100_000):
+            try:
+                page = player.post(
+                    "/sokoban/first-steps/3/play", action="move", moves="rl"[index % 2]
+                )
+            except (urllib.error.URLError, ConnectionError, OSError):
+                return
+            acknowledged.append(int(re.search(r'id="count-moves">(\d+)<', page).group(1)))
+
+    mover = threading.Thread(target=play, daemon=True)
+    mover.start()
+    assert wait_until(lambda: len(acknowledged) >= 30, 30)
+    server.kill()
+    mover.join(10)
+    last = acknowledged[-1]
+    server.start()
+    page = player.get("/sokoban/first-steps/3")
+    stored = int(re.search(r'id="count-moves">(\d+)<', page).group(1))
+    assert last <= stored <= last + 1  # at most the move in flight when it died
+    database = sqlite3.connect(server.instance / "puzzlelab.sqlite3")
+    assert database.execute("PRAGMA integrity_check").fetchone() == ("ok",)
