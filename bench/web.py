@@ -12,13 +12,17 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
+import random
 import re
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,9 +59,12 @@ def server_time(moves: int) -> list[float]:
 
 
 class Player(threading.Thread):
-    def __init__(self, port: int, until: float, limit: int):
+    """One player on one keep-alive connection: as fast as answers come (rate 0), or at
+    ``rate`` moves a second like a person at the keyboard (latency from each send)."""
+
+    def __init__(self, port: int, until: float, limit: int, rate: float = 0.0):
         super().__init__(daemon=True)
-        self.port, self.until, self.limit = port, until, limit
+        self.port, self.until, self.limit, self.rate = port, until, limit, rate
         self.times: list[float] = []
         self.errors = 0
 
@@ -75,7 +82,11 @@ class Player(threading.Thread):
             "Content-Type": "application/x-www-form-urlencoded",
         }
         index = 0
+        next_at = time.monotonic() + (random.random() / self.rate if self.rate else 0)
         while time.monotonic() < self.until and index < self.limit:
+            if self.rate:
+                time.sleep(max(0.0, next_at - time.monotonic()))
+                next_at += 1.0 / self.rate
             body = f"action=move&moves={'rl'[index % 2]}"
             start = time.perf_counter()
             try:
@@ -94,10 +105,10 @@ class Player(threading.Thread):
 
 
 def over_http(
-    port: int, players: int, seconds: float, limit: int
+    port: int, players: int, seconds: float, limit: int, rate: float = 0.0
 ) -> tuple[list[float], int, float]:
     until = time.monotonic() + seconds
-    crowd = [Player(port, until, limit) for _ in range(players)]
+    crowd = [Player(port, until, limit, rate) for _ in range(players)]
     start = time.perf_counter()
     for player in crowd:
         player.start()
@@ -108,29 +119,15 @@ def over_http(
     return times, sum(player.errors for player in crowd), elapsed
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--moves", type=int, default=300, help="moves per player (at most)")
-    parser.add_argument("--players", default="1,10,50")
-    parser.add_argument("--seconds", type=float, default=10.0, help="per scenario (at most)")
-    args = parser.parse_args()
-
-    rows = []
-    times = server_time(args.moves)
-    rows.append(
-        (
-            "server only (test client)",
-            len(times),
-            len(times) / (sum(times) / 1000),
-            statistics.median(times),
-            percentile(times, 0.99),
-            0,
-        )
-    )
-
+@contextmanager
+def serve(**settings: str) -> Iterator[int]:
+    """gunicorn as `make run` starts it, on a free loopback port with a temporary instance."""
     with tempfile.TemporaryDirectory() as folder:
-        port = 5400 + os.getpid() % 500
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
         env = {**os.environ, "PUZZLE_LAB_INSTANCE": folder}
+        env.update({f"PUZZLE_LAB_{name}": value for name, value in settings.items()})
         server = subprocess.Popen(
             [
                 sys.executable,
@@ -157,11 +154,46 @@ def main() -> None:
                     break
                 except OSError:
                     time.sleep(0.1)
-            for players in (int(n) for n in args.players.split(",")):
-                times, errors, elapsed = over_http(port, players, args.seconds, args.moves)
+            yield port
+        finally:
+            server.terminate()
+            server.wait(10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--moves", type=int, default=300, help="moves per player (at most)")
+    parser.add_argument("--players", default="1,10,50")
+    parser.add_argument("--seconds", type=float, default=10.0, help="per scenario (at most)")
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=5.0,
+        help="moves a second per player in the paced rows (a fast human)",
+    )
+    args = parser.parse_args()
+
+    rows = []
+    times = server_time(args.moves)
+    rows.append(
+        (
+            "server only (test client)",
+            len(times),
+            len(times) / (sum(times) / 1000),
+            statistics.median(times),
+            percentile(times, 0.99),
+            0,
+        )
+    )
+
+    with serve() as port:
+        for players in (int(n) for n in args.players.split(",")):
+            for rate in (args.rate, 0.0):
+                times, errors, elapsed = over_http(port, players, args.seconds, args.moves, rate)
+                pace = f"{rate:g} moves/s each" if rate else "as fast as answered"
                 rows.append(
                     (
-                        f"HTTP, {players} concurrent players",
+                        f"HTTP, {players} players, {pace}",
                         len(times),
                         len(times) / elapsed,
                         statistics.median(times),
@@ -169,9 +201,6 @@ def main() -> None:
                         errors,
                     )
                 )
-        finally:
-            server.terminate()
-            server.wait(10)
 
     print("| scenario | moves | moves/s | p50 ms | p99 ms | errors |")
     print("|---|---:|---:|---:|---:|---:|")

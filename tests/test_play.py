@@ -93,3 +93,32 @@ def test_old_untouched_games_expire_and_current_ones_stay(tmp_path):
     store.conn.execute("UPDATE games SET updated = ? WHERE level = 'custom/cccccccccccc'", (later,))
     assert store.expire(180, now=later) == (0, 0)
     assert store.load_level("sokoban", "cccccccccccc") is not None
+
+
+def test_the_state_cache_always_agrees_with_a_plain_replay():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from webapp.play import StateCache
+
+    level = GAME.parse("#########\n#@  $  .#\n#   $  .#\n#########")[0]
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.sampled_from(["l", "r", "u", "d", "undo", "redo", "restart"]), max_size=200))
+    def check(actions):
+        cache = StateCache(every=4)
+        cached = Play(GAME, level, cache=cache, cache_key="k")
+        for action in actions:
+            if action in ("undo", "redo", "restart"):
+                getattr(cached, action)()
+            else:
+                try:
+                    cached.play([action])
+                except ValueError:
+                    pass
+            fresh = Play(
+                GAME, level, list(cached.history), cached.cursor, cache=cache, cache_key="k"
+            )
+            assert fresh.state == GAME.replay(level, fresh.moves)
+
+    check()

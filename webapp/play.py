@@ -7,6 +7,9 @@ derived by replaying the history up to the cursor. A restart is itself a step of
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +21,51 @@ RESTART = "!"
 MAX_HISTORY = 100_000
 
 
+class StateCache:
+    """Positions already derived, so a move does not replay a long game from its start.
+
+    Per game (key) it keeps the moves it last saw and the positions at every ``every``-th
+    move of them; a new request replays only from the last position its moves share.
+    """
+
+    def __init__(self, size: int = 5000, every: int = 64):
+        self.size = size
+        self.every = every
+        self._entries: OrderedDict[Hashable, tuple[list[str], dict[int, Any]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def state(self, key: Hashable, game: Game, level: Any, moves: Sequence[str]) -> Any:
+        with self._lock:
+            entry = self._entries.get(key)
+        start, state, marks = 0, None, {}
+        if entry is not None:
+            old, old_marks = entry
+            shared = 0
+            for a, b in zip(old, moves, strict=False):
+                if a != b:
+                    break
+                shared += 1
+            marks = {i: s for i, s in old_marks.items() if i <= shared}
+            if marks:
+                start = max(marks)
+                state = marks[start]
+        if state is None:
+            state = game.start(level)
+            marks = {0: state}
+        for index in range(start, len(moves)):
+            state = game.apply(level, state, moves[index])
+            if (index + 1) % self.every == 0:
+                marks[index + 1] = state
+        marks = {i: s for i, s in marks.items() if i % self.every == 0}
+        marks[len(moves)] = state
+        with self._lock:
+            self._entries[key] = (list(moves), marks)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+        return state
+
+
 @dataclass
 class Play:
     game: Game
@@ -25,6 +73,9 @@ class Play:
     history: list[str] = field(default_factory=list)
     cursor: int = 0
     _state: Any = None
+    #: Where derived positions are remembered between requests, and this game's key there.
+    cache: StateCache | None = None
+    cache_key: Hashable = None
 
     # -- derived ------------------------------------------------------------------------------
     @property
@@ -38,7 +89,10 @@ class Play:
     @property
     def state(self) -> Any:
         if self._state is None:
-            self._state = self.game.replay(self.level, self.moves)
+            if self.cache is not None:
+                self._state = self.cache.state(self.cache_key, self.game, self.level, self.moves)
+            else:
+                self._state = self.game.replay(self.level, self.moves)
         return self._state
 
     @property

@@ -27,6 +27,8 @@ STOP_GRACE = 1.5
 MEMORY_HEADROOM_MB = 768
 #: A child still running this long after its time limit has stopped answering: it is stopped.
 OVERDUE_GRACE = 10.0
+#: How much lower than the web server solver processes run.
+SOLVER_NICENESS = 10
 #: Progress points kept per solve for the live chart.
 HISTORY_POINTS = 120
 
@@ -83,6 +85,7 @@ class Job:
 
 def _child(request: Request, conn: Any, cancel: Any) -> None:
     """The solver process: cap memory, rebuild the level, search, send progress and result."""
+    os.nice(SOLVER_NICENESS)  # the web server answers players first
     cap = (request.limits.memory_mb or 2048) + MEMORY_HEADROOM_MB
     try:
         resource.setrlimit(resource.RLIMIT_AS, (cap * 2**20, cap * 2**20))

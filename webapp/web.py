@@ -27,7 +27,7 @@ from webapp.catalog import CUSTOM, POSITION, LevelRef
 from webapp.extras import extras_for
 from webapp.games.base import MAX_LEVEL_TEXT, Game, LevelError, MoveError
 from webapp.limits import RateLimit
-from webapp.play import Play
+from webapp.play import Play, StateCache
 from webapp.store import SavedGame
 
 bp = Blueprint("web", __name__)
@@ -144,9 +144,14 @@ def find_level(game_name: str, collection: str, ident: str) -> Found:
     return Found(game, ref, level, title, following, found.title)
 
 
+#: Positions derived for recent games, so long games do not replay from the start each move.
+STATES = StateCache()
+
+
 def load_play(found: Found) -> Play:
     saved = get_store().load_game(player_id(), found.game.name, found.ref.key)
-    play = Play(found.game, found.level)
+    key = (player_id(), found.game.name, found.ref.key, found.game.board_text(found.level))
+    play = Play(found.game, found.level, cache=STATES, cache_key=key)
     if saved is not None:
         play.history, play.cursor = saved.history, min(saved.cursor, len(saved.history))
         try:
