@@ -352,6 +352,7 @@ def register_errors(app: Flask) -> None:
             404: "There is nothing at this address.",
             405: "That is not something this address does.",
             413: "That upload is too large.",
+            500: "Something went wrong on our side. Your game is safe; please try again.",
         }.get(error.code or 500, error.description or "Something went wrong.")
         if request.headers.get("HX-Request"):
             return message, error.code or 500
