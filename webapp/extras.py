@@ -90,3 +90,15 @@ def blocks_extras(found: Any, play: Any) -> dict[str, Any]:
             {f"{r},{c}": " ".join(steps) for (r, c), steps in routes.items()}
         )
     return {"moves_left": known, "tables_pending": pending, "drag_targets": targets}
+
+
+# -- Vexed ------------------------------------------------------------------------------------
+@register("vexed")
+def vexed_extras(found: Any, play: Any) -> dict[str, Any]:
+    """The boards between the last slide and the still board, for the page to animate."""
+    from webapp.games.vexed import settle_frames
+
+    if not play.moves:
+        return {"vexed_frames": []}
+    before = found.game.replay(found.level, play.moves[:-1])
+    return {"vexed_frames": settle_frames(found.level, before, play.moves[-1])[:-1]}

@@ -10,6 +10,7 @@ from webapp.games.base import Algorithm, Game, IllegalMove, LevelError, MoveErro
 _MODULES = {
     "sokoban": "webapp.games.sokoban",
     "sliding": "webapp.games.sliding",
+    "vexed": "webapp.games.vexed",
     "blocks": "webapp.games.blocks",
 }
 

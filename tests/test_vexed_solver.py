@@ -1,0 +1,173 @@
+"""The Vexed solvers on real levels: optimal lengths against par, all shortest solutions, limits."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from webapp.games.base import IllegalMove
+from webapp.games.vexed import GAME, Board
+from webapp.games.vexed.bounds import Bounds
+from webapp.games.vexed.compact import Compact
+from webapp.search import Limits, Progress
+from webapp.solving import check_solution, solve
+
+BENCH = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "vexed"
+
+
+def level_of(file_name: str, number: int):
+    return GAME.parse((BENCH / file_name).read_text(encoding="utf-8"))[number - 1]
+
+
+def assert_replays(level, moves: list[str], state=None) -> None:
+    state = GAME.start(level) if state is None else state
+    assert check_solution(GAME, level, state, list(moves)) is None
+
+
+@pytest.mark.parametrize(
+    ("file_name", "number"),
+    [
+        ("02_classic_levels.txt", 8),  # Drive My Car, par 10 (Palm solution 13)
+        ("03_classic_ii_levels.txt", 2),  # Fort Wayne, par 27
+        ("32_variety_25_pack.txt", 48),  # Dark Lord, par 25
+        ("07_impossible_pack.txt", 46),  # Fiddlehead Ferns, par 47
+    ],
+)
+def test_fast_solves_in_exactly_par_moves(file_name: str, number: int) -> None:
+    level = level_of(file_name, number)
+    result = solve(GAME, level, "fast", limits=Limits(seconds=60))
+    assert result.status == "solved", result.error
+    assert result.optimal and result.metric == "moves"
+    assert len(result.moves) == result.cost == level.par
+    assert result.extra["lower_bound"] <= level.par
+    assert result.extra["boards"] == result.generated > 0
+    assert_replays(level, result.moves)
+
+
+def test_dark_lord_file_is_solved_in_25_moves_by_fast_and_bfs() -> None:
+    (level,) = GAME.parse((BENCH / "dark_lord.level").read_text(encoding="utf-8"))
+    fast = solve(GAME, level, "fast", limits=Limits(seconds=60))
+    plain = solve(GAME, level, "bfs", limits=Limits(seconds=60))
+    assert fast.status == plain.status == "solved"
+    assert len(fast.moves) == len(plain.moves) == 25
+    # The lower bound has to pay for itself: A* looks at fewer boards than breadth-first.
+    assert fast.expanded < plain.expanded
+    assert plain.extra["boards"] == plain.generated
+
+
+@pytest.mark.parametrize(("number", "optimum"), [(1, 4), (4, 5), (9, 5), (13, 17)])
+def test_bfs_agrees_with_the_independent_bfs_check(number: int, optimum: int) -> None:
+    # Classic levels whose optimum bfs_check.tsv proved with another engine.
+    level = level_of("02_classic_levels.txt", number)
+    result = solve(GAME, level, "bfs", limits=Limits(seconds=30))
+    assert result.status == "solved"
+    assert len(result.moves) == optimum == level.par
+    assert result.optimal and result.extra["boards"] > 0
+
+
+def every_shortest_solution(level, length: int) -> set[str]:
+    """Every sequence of ``length`` moves that clears the board, by plain exhaustive search."""
+    found: set[str] = set()
+
+    def extend(board: Board, moves: list[str]) -> None:
+        if len(moves) == length:
+            if GAME.is_solved(level, board):
+                found.add(GAME.join_moves(moves))
+            return
+        for move in GAME.legal_moves(level, board):
+            extend(GAME.apply(level, board, move), [*moves, move])
+
+    extend(GAME.start(level), [])
+    return found
+
+
+@pytest.mark.parametrize("number", [1, 5])
+def test_bfs_all_lists_every_shortest_solution(number: int) -> None:
+    level = level_of("01_childrens_pack.txt", number)
+    result = solve(GAME, level, "bfs-all", limits=Limits(seconds=30))
+    assert result.status == "solved"
+    listed = result.extra["solutions"]
+    assert len(listed) >= 2 and len(set(listed)) == len(listed)
+    assert result.extra["solution_count"] == len(listed) and result.extra["listed_all"]
+    assert result.moves == listed[0].split()
+    for solution in listed:
+        moves = GAME.split_moves(solution)
+        assert len(moves) == level.par
+        assert_replays(level, moves)
+    # Nothing shorter exists, and nothing of that length is missing.
+    assert not any(every_shortest_solution(level, n) for n in range(level.par))
+    assert set(listed) == every_shortest_solution(level, level.par)
+
+
+def test_solving_from_a_position_in_play() -> None:
+    level = level_of("32_variety_25_pack.txt", 48)
+    played = ["4,2>", "5,2>"]
+    state = GAME.replay(level, played)
+    result = solve(GAME, level, "fast", state=state, limits=Limits(seconds=60))
+    assert result.status == "solved"
+    assert_replays(level, result.moves, state)
+    assert len(result.moves) >= level.par - len(played)
+
+
+def test_unsolvable_levels_are_proved_so() -> None:
+    # Two pairs locked in cells of their own: no block can ever move or meet its partner.
+    (level,) = GAME.parse("#########\n#a#a#b#b#\n#########\n")
+    for name in ("fast", "bfs", "bfs-all"):
+        assert solve(GAME, level, name).status == "unsolvable", name
+    # The a's can move, but a wall keeps them apart for ever.
+    (level,) = GAME.parse("#######\n#a_#_a#\n#######\n")
+    for name in ("fast", "bfs", "bfs-all"):
+        assert solve(GAME, level, name).status == "unsolvable", name
+
+
+def test_a_position_with_a_lone_block_is_unsolvable() -> None:
+    # Classic #3: the first move 4,1> makes two of the three f's vanish; the third f is left
+    # alone and can never vanish.
+    level = level_of("02_classic_levels.txt", 3)
+    lone = GAME.apply(level, GAME.start(level), "4,1>")
+    counts = Counter(ch for row in lone.rows for ch in row if ch.isalpha())
+    assert 1 in counts.values()
+    for name in ("fast", "bfs", "bfs-all"):
+        result = solve(GAME, level, name, state=lone, limits=Limits(seconds=10))
+        assert result.status == "unsolvable", name
+        assert result.expanded == 0, name
+
+
+def test_limits_and_live_progress() -> None:
+    level = level_of("07_impossible_pack.txt", 1)  # Kvass, par 34: far beyond 2,000 boards
+    seen: list[Progress] = []
+    for name in ("fast", "bfs", "bfs-all"):
+        seen.clear()
+        result = solve(GAME, level, name, limits=Limits(nodes=2000), on_progress=seen.append)
+        assert result.status == "node-limit", name
+        samples = [p.sample for p in seen if p.sample is not None]
+        assert samples and all(isinstance(s, Board) for s in samples)
+        assert all(s.height == level.height and s.width == level.width for s in samples)
+    cancelled = solve(GAME, level, "fast", cancelled=lambda: True)
+    assert cancelled.status == "cancelled"
+
+
+def test_the_lower_bound_never_exceeds_the_moves_left() -> None:
+    # Along an optimal solution the moves left are exact, so the bound must stay below them.
+    level = level_of("32_variety_25_pack.txt", 48)
+    moves = solve(GAME, level, "fast").moves
+    compact = Compact(level)
+    bounds = Bounds(compact)
+    board = GAME.start(level)
+    for done in range(len(moves) + 1):
+        assert bounds.estimate(compact.encode(board)) <= len(moves) - done
+        if done < len(moves):
+            board = GAME.apply(level, board, moves[done])
+
+
+def test_solutions_only_use_legal_moves() -> None:
+    level = level_of("03_classic_ii_levels.txt", 2)
+    result = solve(GAME, level, "fast")
+    board = GAME.start(level)
+    for move in result.moves:
+        assert move in GAME.legal_moves(level, board)
+        board = GAME.apply(level, board, move)
+    with pytest.raises(IllegalMove):
+        GAME.apply(level, board, result.moves[0])

@@ -1,0 +1,90 @@
+"""Vexed: slide blocks left or right so that blocks of a colour meet and vanish; clear the board.
+
+Moves are ``R,C<`` or ``R,C>``: the 0-based row and column of a block in the grid as written
+(border included) and the direction it slides, one cell. A move string joins them with spaces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from webapp.games.base import Algorithm, Game
+from webapp.games.vexed import rules
+from webapp.games.vexed.level import Level, parse_collection
+from webapp.games.vexed.rules import Board
+
+
+class Vexed(Game[Level, Board]):
+    name = "vexed"
+    title = "Vexed"
+    counters = ("moves",)
+    default_algorithm = "fast"
+
+    def parse(self, text: str) -> list[Level]:
+        return parse_collection(text)
+
+    def level_text(self, level: Level) -> str:
+        return level.text()
+
+    def board_text(self, level: Level) -> str:
+        return "\n".join(level.rows)
+
+    def start(self, level: Level) -> Board:
+        """The level's board, settled: a pasted board may have loose or touching blocks."""
+        return rules.settle(Board(level.rows))
+
+    def split_moves(self, moves: str) -> list[str]:
+        tokens = moves.replace(",", ", ").split()
+        # Rejoin "R," and "C<" halves so that "3, 4<" reads like "3,4<".
+        joined: list[str] = []
+        for token in tokens:
+            if joined and joined[-1].endswith(","):
+                joined[-1] += token
+            else:
+                joined.append(token)
+        for token in joined:
+            rules.parse_move(token)
+        return joined
+
+    def join_moves(self, tokens: Iterable[str]) -> str:
+        return " ".join(tokens)
+
+    def apply(self, level: Level, state: Board, move: str) -> Board:
+        return settle_frames(level, state, move)[-1]
+
+    def legal_moves(self, level: Level, state: Board) -> list[str]:
+        return rules.legal_moves(state)
+
+    def is_solved(self, level: Level, state: Board) -> bool:
+        return rules.is_cleared(state)
+
+    def render_text(self, level: Level, state: Board) -> str:
+        return state.text()
+
+    def count(
+        self, level: Level, tokens: Sequence[str], state: Board | None = None
+    ) -> dict[str, int]:
+        return {"moves": len(tokens)}
+
+    def normalize_move(self, level: Level, state: Board, move: str) -> str:
+        return rules.format_move(*rules.parse_move(move))
+
+    def click(self, level: Level, state: Board, row: int, column: int) -> list[str]:
+        """Nothing: the page selects a block and then a direction itself."""
+        return []
+
+    def algorithms(self) -> dict[str, Algorithm]:
+        from webapp.games.vexed.solver import ALGORITHMS
+
+        return ALGORITHMS
+
+
+def settle_frames(level: Level, state: Board, move: str) -> list[Board]:
+    """The board after the slide, after each fall and after each vanishing, in order; the last
+    is the stable board ``apply`` returns. Raises MoveError or IllegalMove like ``apply``."""
+    return rules.board_frames(state, move)
+
+
+GAME = Vexed()
+
+__all__ = ["GAME", "Board", "Level", "Vexed", "settle_frames"]
