@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from web import Player, percentile, serve  # noqa: E402
+from web import over_http, percentile, serve  # noqa: E402
 
 SOLVE_LEVEL = "/sokoban/xsokoban/5"  # a search that runs until its time limit
 
@@ -95,16 +95,12 @@ def main() -> None:
     with serve(SOLVE_TIME_LIMIT=str(args.seconds), SOLVE_MAX_QUEUED="64") as port:
         until = time.monotonic() + args.seconds
         watchers = [Watcher(port, until + 5) for _ in range(args.watchers)]
-        players = [Player(port, until, args.moves, args.rate) for _ in range(args.players)]
-        start = time.perf_counter()
-        for thread in [*watchers, *players]:
-            thread.start()
-        for thread in [*players, *watchers]:
-            thread.join(args.seconds + 60)
-        elapsed = time.perf_counter() - start
+        for watcher in watchers:
+            watcher.start()
+        times, errors, elapsed = over_http(port, args.players, args.seconds, args.moves, args.rate)
+        for watcher in watchers:
+            watcher.join(args.seconds + 60)
 
-    times = [t for player in players for t in player.times]
-    errors = sum(player.errors for player in players)
     pace = f"{args.rate:g} moves/s each" if args.rate else "as fast as answered"
     print(
         f"{args.players} players making moves ({pace}), {args.watchers} watching live "
