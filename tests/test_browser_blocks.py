@@ -90,3 +90,17 @@ def test_watch_the_solver_and_play_back(page, live_server):
     expect(page.locator("#playback-pos")).to_have_text("move 10 of 10")
     page.locator("#use-solution").click()
     expect(page.locator("#solved")).to_be_visible()
+
+
+def test_the_hint_is_the_next_optimal_move(page, live_server):
+    page.goto(live_server.url + "/blocks/workshop/1")
+    expect(page.locator("#left-path_moves")).to_have_text("6", timeout=15_000)
+    page.locator("#hint-button").click()
+    expect(page.locator("#hint")).to_contain_text("Next move: move piece")
+    token = page.locator("#hint").inner_text().split("(")[1].rstrip(")")
+    level = CORNER
+    state = GAME.apply(level, GAME.start(level), token)
+    assert moves_left(level, state, "path_moves") <= 6  # never a move away from the goal
+    from webapp.games.blocks import hint
+
+    assert token == hint(level, GAME.start(level), "path_moves")[0]

@@ -14,10 +14,17 @@ from typing import Any
 
 Extras = Callable[[Any, Any], dict[str, Any]]
 _EXTRAS: dict[str, Extras] = {}
+QuickHint = Callable[[Any, Any], "list[str] | None"]
+_HINTS: dict[str, QuickHint] = {}
 
 
 def extras_for(game_name: str) -> Extras | None:
     return _EXTRAS.get(game_name)
+
+
+def quick_hint(game_name: str) -> QuickHint | None:
+    """A way to give a hint without a search (from a table already built), if the game has one."""
+    return _HINTS.get(game_name)
 
 
 def register(game_name: str) -> Callable[[Extras], Extras]:
@@ -90,6 +97,16 @@ def blocks_extras(found: Any, play: Any) -> dict[str, Any]:
             {f"{r},{c}": " ".join(steps) for (r, c), steps in routes.items()}
         )
     return {"moves_left": known, "tables_pending": pending, "drag_targets": targets}
+
+
+def blocks_hint(found: Any, play: Any) -> list[str] | None:
+    """The next optimal path move from the distance table, when it is built (instant)."""
+    from webapp.games import blocks
+
+    return blocks.hint(found.level, play.state, "path_moves", build=False) or None
+
+
+_HINTS["blocks"] = blocks_hint
 
 
 # -- Vexed ------------------------------------------------------------------------------------

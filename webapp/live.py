@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from flask import Blueprint, Flask, current_app, render_template, request
 from flask_sock import ConnectionClosed, Sock
 
+from webapp.extras import quick_hint
 from webapp.games.base import Game
 from webapp.play import Play
 from webapp.runner import Busy, Job, Request, Runner, wait_for
@@ -218,6 +219,10 @@ def next_move_hint(found: Found, play: Play) -> str:
     game = found.game
     if play.solved:
         return "Already solved!"
+    table_hint = quick_hint(game.name)
+    tokens = table_hint(found, play) if table_hint else None
+    if tokens:
+        return "Next move: " + game.describe_move(found.level, play.state, tokens[0])
     limits = Limits(
         seconds=float(current_app.config.get("HINT_TIME_LIMIT", 5)), nodes=None, memory_mb=1024
     )

@@ -166,6 +166,10 @@ class Blocks(Game[Level, Position]):
             state = self.apply(level, state, token)
         return {"steps": len(tokens), "line_moves": line_moves, "path_moves": path_moves}
 
+    def describe_move(self, level: Level, state: Position, move: str) -> str:
+        piece, direction, _ = self._piece_at(level, state, move)
+        return f"move piece {level.pieces[piece].letter} {_NAMES[direction]} ({move})"
+
     def click(self, level: Level, state: Position, row: int, column: int) -> list[str]:
         return []
 

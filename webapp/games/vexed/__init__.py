@@ -69,6 +69,11 @@ class Vexed(Game[Level, Board]):
     def normalize_move(self, level: Level, state: Board, move: str) -> str:
         return rules.format_move(*rules.parse_move(move))
 
+    def describe_move(self, level: Level, state: Board, move: str) -> str:
+        row, column, step = rules.parse_move(move)
+        side = "left" if step < 0 else "right"
+        return f"slide the block in row {row + 1}, column {column + 1} {side} ({move})"
+
     def click(self, level: Level, state: Board, row: int, column: int) -> list[str]:
         """Nothing: the page selects a block and then a direction itself."""
         return []
