@@ -169,7 +169,7 @@ def serve(**settings: str) -> Iterator[int]:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
-        env = {**os.environ, "PUZZLE_LAB_INSTANCE": folder}
+        env = {**os.environ, "PUZZLE_LAB_INSTANCE": folder, "PUZZLE_LAB_PREBUILD_TABLES": "false"}
         env.update({f"PUZZLE_LAB_{name}": value for name, value in settings.items()})
         server = subprocess.Popen(
             [

@@ -98,6 +98,8 @@ class Server:
 
     def start(self) -> None:
         env = {**os.environ, "PUZZLE_LAB_INSTANCE": str(self.instance)}
+        # No minute-long table builds behind every test server.
+        env["PUZZLE_LAB_PREBUILD_TABLES"] = "false"
         env.update({f"PUZZLE_LAB_{name}": value for name, value in self.settings.items()})
         self.process = subprocess.Popen(
             [

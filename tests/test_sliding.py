@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import random
+import shutil
 from collections import deque
 from pathlib import Path
 
@@ -17,6 +19,13 @@ from webapp.games.sliding import GAME, from_code, goal, is_solvable, position_co
 from webapp.games.sliding.level import Level
 from webapp.search import Limits
 from webapp.solving import solve
+
+#: Where the app and the bench keep their databases, read before the fixture below moves it.
+OWN_INSTANCE = [
+    Path(folder)
+    for folder in (os.environ.get("PUZZLE_LAB_INSTANCE"), Path(__file__).parents[1] / "instance")
+    if folder
+]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -355,47 +364,28 @@ def easiest_korf(count: int) -> list[int]:
     return sorted(nodes, key=nodes.get)[:count]
 
 
-def test_pattern_databases_build_and_are_lower_bounds(instance_folder: Path) -> None:
-    from webapp.games.sliding import pdb
-
-    pdb.ensure_databases()
-    assert pdb.databases_ready()
-    for pattern in pdb.PARTITION_4X4:
-        path = pdb.database_path(4, 4, pattern)
-        assert path.parent == instance_folder and path.stat().st_size == 16 ** len(pattern)
-    # The small database against an exact search that tracks the hole: never above it.
-    small = pdb.PARTITION_4X4[-1]
-    progress: list[str] = []
-    table = pdb.build_database(4, 4, small, progress.append)
-    assert table == pdb.load_database(4, 4, small)
-    assert progress[0] == "moves 0: 1 placements"
-    exact = hole_tracking_distances(small)
-    assert all(
-        table[sum(p << 4 * i for i, p in enumerate(cells))] <= d for cells, d in exact.items()
-    )
-    assert (
-        sum(table[sum(p << 4 * i for i, p in enumerate(cells))] == d for cells, d in exact.items())
-        > len(exact) * 0.9
-    )
-
-
-def hole_tracking_distances(pattern: tuple[int, ...]) -> dict[tuple[int, ...], int]:
-    """The fewest moves of the pattern's tiles home from every placement, hole included."""
+def hole_tracking_distances(
+    rows: int, cols: int, pattern: tuple[int, ...]
+) -> dict[tuple[int, ...], int]:
+    """The fewest moves of the pattern's tiles home from every placement, by a plain 0-1
+    breadth-first search over (cells of the pattern's tiles, hole)."""
+    n = rows * cols
     neighbours = [
-        [n for n in range(16) if abs(n // 4 - c // 4) + abs(n % 4 - c % 4) == 1] for c in range(16)
+        [m for m in range(n) if abs(m // cols - c // cols) + abs(m % cols - c % cols) == 1]
+        for c in range(n)
     ]
-    start = (tuple(t - 1 for t in pattern), 15)
+    start = (tuple(t - 1 for t in pattern), n - 1)
     cost = {start: 0}
     queue = deque([start])
     while queue:
         state = queue.popleft()
         cells, hole = state
-        for n in neighbours[hole]:
-            if n in cells:
-                moved = tuple(hole if c == n else c for c in cells)
-                child, step = (moved, n), 1
+        for m in neighbours[hole]:
+            if m in cells:
+                moved = tuple(hole if c == m else c for c in cells)
+                child, step = (moved, m), 1
             else:
-                child, step = (cells, n), 0
+                child, step = (cells, m), 0
             if child not in cost or cost[child] > cost[state] + step:
                 cost[child] = cost[state] + step
                 (queue.appendleft if step == 0 else queue.append)(child)
@@ -405,7 +395,94 @@ def hole_tracking_distances(pattern: tuple[int, ...]) -> dict[tuple[int, ...], i
     return best
 
 
-def test_pdb_finds_korf_optima_on_the_easiest_instances() -> None:
+def placement_index(cells: tuple[int, ...]) -> int:
+    return sum(cell << 4 * i for i, cell in enumerate(cells))
+
+
+@pytest.mark.parametrize(
+    "rows,cols,pattern",
+    [
+        (3, 3, (1, 2, 3, 4)),
+        (3, 3, (5, 6, 7, 8)),
+        (2, 4, (1, 2, 5)),
+        (2, 4, (3, 4, 6, 7)),
+        (4, 4, (13, 14, 15)),
+        (4, 4, (1, 6, 11)),
+    ],
+)
+def test_databases_equal_an_exact_hole_tracking_search(
+    rows: int, cols: int, pattern: tuple[int, ...]
+) -> None:
+    from webapp.games.sliding import pdb
+
+    progress: list[str] = []
+    table = pdb.build_database(rows, cols, pattern, progress.append)
+    assert progress[0] == "moves 0: 1 states"
+    exact = hole_tracking_distances(rows, cols, pattern)
+    assert len(exact) == math.perm(rows * cols, len(pattern))
+    assert {cells: table[placement_index(cells)] for cells in exact} == exact
+
+
+def test_disjoint_databases_add_up_to_a_lower_bound_on_every_8_puzzle() -> None:
+    from webapp.games.sliding import pdb
+
+    partition = ((1, 2, 3, 4), (5, 6, 7, 8))
+    tables = [pdb.build_database(3, 3, pattern) for pattern in partition]
+    exact = pdb.exact_table(3, 3)
+    tight = 0
+    for board, distance in exact.items():
+        bound = 0
+        for pattern, table in zip(partition, tables, strict=True):
+            bound += table[placement_index(tuple(board.index(t) for t in pattern))]
+        assert bound <= distance, board
+        tight += bound == distance
+    # Exact on about 14% of the boards (Manhattan distance: about 1%).
+    assert tight > len(exact) * 0.1
+
+
+def test_a_mirror_image_table_is_read_off_its_twin() -> None:
+    from webapp.games.sliding import pdb
+
+    left, right = (1, 2, 5), (4, 3, 8)
+    built = pdb.build_database(4, 4, right)
+    assert pdb.reflect_database(4, 4, left, pdb.build_database(4, 4, left), right) == built
+    halves = pdb.PARTITION_4X4[:2]
+    assert pdb._reflection_source(4, 4, halves[1]) == halves[0]
+    assert pdb._reflection_source(4, 4, pdb.PARTITION_4X4[2]) is None
+
+
+def test_databases_are_kept_in_the_instance_folder(instance_folder: Path) -> None:
+    from webapp.games.sliding import pdb
+
+    pattern = (13, 14, 15)
+    table = pdb.load_database(4, 4, pattern)
+    path = pdb.database_path(4, 4, pattern)
+    assert path.parent == instance_folder and "pdb2" in path.name
+    assert path.read_bytes() == table and len(table) == 16**3
+    pdb._loaded.clear()
+    path.write_bytes(b"\x07" * 16**3)  # read back from disk, not built again
+    assert pdb.load_database(4, 4, pattern) == b"\x07" * 16**3
+    pdb._loaded.clear()
+    path.unlink()
+
+
+@pytest.fixture(scope="module")
+def cached_databases(instance_folder: Path) -> None:
+    """The 4x4 databases: copied from an instance folder a bench run or the app filled, or
+    else built here exactly as a first solve builds them (about a minute)."""
+    from webapp.games.sliding import pdb
+
+    for folder in OWN_INSTANCE:
+        names = [pdb.database_path(4, 4, p).name for p in pdb.PARTITION_4X4]
+        if all((folder / name).exists() for name in names):
+            for name in names:
+                shutil.copy(folder / name, instance_folder / name)
+            return
+    pdb.ensure_databases()
+    assert pdb.databases_ready(4, 4)
+
+
+def test_pdb_finds_korf_optima_on_the_easiest_instances(cached_databases: None) -> None:
     levels = GAME.parse(KORF100.read_text())
     for index in easiest_korf(5):
         result = solve(GAME, levels[index], "pdb", limits=Limits(seconds=60))

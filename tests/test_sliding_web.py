@@ -146,3 +146,20 @@ def test_a_new_game_is_refused_while_a_solver_works_on_the_board(app, client, to
     with app.app_context():
         for job in list(runner().jobs.values()):
             runner().cancel(job)
+
+
+def test_the_app_prebuilds_the_15_puzzle_tables_in_a_child_process(tmp_path, monkeypatch):
+    import subprocess
+
+    from webapp import create_app
+
+    started = []
+
+    class Recorder:
+        def __init__(self, args, **kwargs):
+            started.append((args, kwargs["env"]["PUZZLE_LAB_INSTANCE"]))
+
+    monkeypatch.setattr(subprocess, "Popen", Recorder)
+    app = create_app({"INSTANCE_PATH": str(tmp_path), "PREBUILD_TABLES": True})
+    ((args, folder),) = started
+    assert "ensure_databases" in args[-1] and folder == app.instance_path

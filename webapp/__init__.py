@@ -68,6 +68,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from webapp import live, sliding_pages, web
 
     app.register_blueprint(sliding_pages.bp)
+    if not app.config.get("TESTING") and app.config.get("PREBUILD_TABLES", True):
+        sliding_pages.prebuild_databases(app)
     app.register_blueprint(web.bp)
     live.init_app(app)
     web.register_errors(app)

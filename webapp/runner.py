@@ -25,7 +25,8 @@ from webapp.search import Limits, Progress, Result
 STOP_GRACE = 1.5
 #: Room for the interpreter and its libraries on top of the search's own memory limit.
 MEMORY_HEADROOM_MB = 768
-#: A child still running this long after its time limit has stopped answering: it is stopped.
+#: A child past its time limit that has also been silent this long has stopped answering:
+#: it is stopped. (A child still reporting progress, e.g. while building a table, is not.)
 OVERDUE_GRACE = 10.0
 #: How much lower than the web server solver processes run.
 SOLVER_NICENESS = 10
@@ -64,6 +65,7 @@ class Job:
     watchers: int = 0
     orphaned_at: float | None = None
     started: float | None = None
+    last_heard: float | None = None
     overdue: bool = False
     _cancel: Any = None
     _process: Any = None
@@ -203,7 +205,7 @@ class Runner:
         send.close()
         job._process = process
         job.pid = process.pid
-        job.started = time.monotonic()
+        job.started = job.last_heard = time.monotonic()
         job.state = "running"
         job.bump()
         threading.Thread(target=self._follow, args=(job, receive), daemon=True).start()
@@ -244,6 +246,7 @@ class Runner:
         try:
             while True:
                 kind, payload = receive.recv()
+                job.last_heard = time.monotonic()
                 if kind == "progress":
                     job.progress = payload
                     job.history.append((payload.elapsed, payload.expanded, payload.frontier))
@@ -343,6 +346,7 @@ class Runner:
                     and limit is not None
                     and not job.overdue
                     and now - job.started > limit + OVERDUE_GRACE
+                    and now - (job.last_heard or job.started) > OVERDUE_GRACE
                 ):
                     job.overdue = True
                     self.cancel(job)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -55,6 +58,24 @@ def _size(name: str) -> int:
     if not value.isdigit() or not 2 <= int(value) <= 8:
         raise BadRequest(f"The board's {name} must be a number from 2 to 8.")
     return int(value)
+
+
+def prebuild_databases(app: Any) -> None:
+    """Build the 4x4 pattern databases once, in a low-priority child process, so the first
+    player to ask for an optimal 15-puzzle solve does not wait a minute for them."""
+    from webapp.games.sliding import pdb
+
+    folder = Path(app.instance_path)
+    if all((folder / pdb.database_path(4, 4, p).name).exists() for p in pdb.PARTITION_4X4):
+        return
+    env = {**os.environ, "PUZZLE_LAB_INSTANCE": app.instance_path}
+    subprocess.Popen(
+        [sys.executable, "-c", "from webapp.games.sliding import pdb; pdb.ensure_databases()"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=lambda: os.nice(15),
+    )
 
 
 @bp.post("/shuffle")

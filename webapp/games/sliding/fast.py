@@ -13,6 +13,7 @@ from itertools import count
 
 from webapp.games.sliding.heuristics import move_table
 from webapp.games.sliding.level import Level
+from webapp.games.sliding.pdb import databases_ready
 from webapp.games.sliding.solver import idastar_conflict
 from webapp.search import Limits, Monitor, Result, Stop, run_search
 
@@ -62,7 +63,11 @@ def _reduce(level: Level, board: Board, monitor: Monitor) -> Result:
     rows, cols = level.rows, level.cols
     top = left = 0
     while rows - top > 3 or cols - left > 3:
-        if (rows - top, cols - left) == (4, 4) and _finish_with_databases(run, top, left):
+        if (
+            (rows - top, cols - left) == (4, 4)
+            and databases_ready()
+            and _finish_with_databases(run, top, left)
+        ):
             break
         monitor.note = f"placing {'row' if rows - top >= cols - left else 'column'}"
         if rows - top >= cols - left:

@@ -2,10 +2,9 @@
 that searches with them.
 
 A pattern database holds, for every placement of a few tiles (the pattern), the fewest moves
-of those tiles that bring them all home. The patterns of a partition share no tile, so their
-values add up to a lower bound. Built in pure Python by a breadth-first search over bitsets
-(Python's big integers): a layer is one integer with a bit per placement, and moving pattern
-tile i one cell is a shift of that integer, masked to the placements where the move is legal.
+of those tiles that bring them all home, the hole tracked and other tiles' moves free. The
+patterns of a partition share no tile, so their values add up to a lower bound. Tables are
+built with numpy, a whole breadth-first layer at a time; the search itself is plain Python.
 """
 
 from __future__ import annotations
@@ -13,8 +12,10 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from webapp.games.sliding.heuristics import move_table
 from webapp.games.sliding.level import Level, goal
@@ -30,7 +31,7 @@ PARTITION_4X4: tuple[tuple[int, ...], ...] = (
 )
 
 #: Files carry this in their name; bump it when the format or the construction changes.
-FORMAT = 1
+FORMAT = 2
 
 # A placement index holds one base-16 digit per pattern tile: digit i is the cell of tile i.
 BASE_BITS = 4
@@ -54,30 +55,34 @@ def database_path(rows: int, cols: int, pattern: tuple[int, ...]) -> Path:
 
 # -- building ------------------------------------------------------------------------------
 
+#: States expanded per numpy batch: bounds the build's memory (about 1 GB at most).
+BATCH = 1 << 20
 
-def _mask(digits: int, involved: tuple[int, ...], allowed: Callable[..., bool]) -> int:
-    """A bitset over all placements (``digits`` base-16 digits) whose bit is set where
-    ``allowed(*values of the involved digits)`` holds; built from repeated byte blocks."""
-    full = b"\xff"
-    empty = b"\x00"
 
-    def block(level: int, chosen: dict[int, int]) -> bytes:
-        # The bytes for digits 0..level, the digits above fixed in ``chosen``.
-        size = BASE ** (level + 1) // 8
-        lower = [d for d in involved if d <= level]
-        if not lower:
-            return (full if allowed(*(chosen[d] for d in involved)) else empty) * size
-        if level == 0:
-            bits = 0
-            for value in range(BASE):
-                if allowed(*({**chosen, 0: value}[d] for d in involved)):
-                    bits |= 1 << value
-            return bits.to_bytes(size, "little")
-        if level not in involved:
-            return block(level - 1, chosen) * BASE
-        return b"".join(block(level - 1, {**chosen, level: v}) for v in range(BASE))
+def _components(rows: int, cols: int) -> Any:
+    """For each (free-cell mask << 4 | cell), the mask of free cells the hole at that cell
+    can reach without moving a pattern tile."""
+    import numpy as np
 
-    return int.from_bytes(block(digits - 1, {}), "little")
+    n = rows * cols
+    board = (1 << n) - 1
+    first_col = sum(1 << (r * cols) for r in range(rows))
+    last_col = sum(1 << (r * cols + cols - 1) for r in range(rows))
+    key = np.arange(1 << (BASE_BITS + 16), dtype=np.int32)
+    free = (key >> BASE_BITS) & board
+    region = (1 << (key & (BASE - 1))) & free
+    for _ in range(n):
+        grown = (
+            region
+            | ((region & ~last_col) << 1)
+            | ((region & ~first_col) >> 1)
+            | (region << cols)
+            | (region >> cols)
+        ) & free
+        if np.array_equal(grown, region):
+            break
+        region = grown
+    return region.astype(np.uint16)
 
 
 def build_database(
@@ -85,63 +90,139 @@ def build_database(
 ) -> bytes:
     """The fewest pattern-tile moves to bring each placement home, one byte a placement.
 
-    The hole is left out: a pattern tile may step onto any cell no other pattern tile holds.
-    That relaxes the puzzle further than a database that tracks the hole, so every entry is
-    still a lower bound on the moves of the pattern's tiles (other tiles' moves count 0).
+    A 0-1 breadth-first search over (placement, hole): moves of other tiles cost nothing, so
+    a state is a placement plus the region of free cells the hole can reach, named by its
+    lowest cell. A placement's entry is its least distance over those regions, a lower bound
+    on the moves of the pattern's tiles that adds across disjoint patterns.
     """
-    if rows * cols > BASE:
+    import numpy as np
+
+    n = rows * cols
+    if n > BASE:
         raise ValueError("pattern databases are built for boards of at most 16 cells")
     k = len(pattern)
-    moves: list[tuple[int, int]] = []  # (mask of placements where the move is legal, shift)
-    for i in range(k):
-        for dr, dc in ((0, -1), (0, 1), (-1, 0), (1, 0)):
-            step = dr * cols + dc
+    region_of = _components(rows, cols)
+    # The lowest cell of each region: the name of a state's region.
+    masks = np.arange(1 << 16, dtype=np.int64)
+    lowest = np.zeros(1 << 16, dtype=np.int32)
+    lowest[1:] = np.log2(masks[1:] & -masks[1:]).astype(np.int32)
+    anchor_of = lowest[region_of]
+    board_mask = (1 << n) - 1
+    first_col = sum(1 << (r * cols) for r in range(rows))
+    last_col = sum(1 << (r * cols + cols - 1) for r in range(rows))
+    table = np.full(BASE**k, 255, dtype=np.uint8)
+    # A bit per region anchor for each placement: which states are already reached.
+    seen = np.zeros(BASE**k, dtype=np.uint16)
 
-            def fits(cell: int, dr: int = dr, dc: int = dc) -> bool:
-                r, c = divmod(cell, cols)
-                return cell < rows * cols and 0 <= r + dr < rows and 0 <= c + dc < cols
-
-            legal = _mask(k, (i,), fits)
-            for j in range(k):
-                if j != i:
-                    legal &= _mask(k, (i, j), lambda a, b, step=step: b != a + step)
-            moves.append((legal, step * BASE**i))
     home = sum((tile - 1) * BASE**i for i, tile in enumerate(pattern))
-    frontier = 1 << home
-    seen = frontier
-    planes: list[int] = []  # bit b of each placement's distance
+    home_free = board_mask & ~sum(1 << (tile - 1) for tile in pattern)
+    start_cell = int(anchor_of[home_free << BASE_BITS | (n - 1)])
+    layer = np.array([home * BASE + start_cell], dtype=np.int32)
+    seen[home] = 1 << start_cell
+    table[home] = 0
     depth = 0
-    while frontier:
-        for bit in range(max(1, depth.bit_length())):
-            if len(planes) <= bit:
-                planes.append(0)
-            if depth >> bit & 1:
-                planes[bit] |= frontier
+    while layer.size:
         if progress is not None:
-            progress(f"moves {depth}: {frontier.bit_count():,} placements")
-        reached = 0
-        for legal, shift in moves:
-            moved = frontier & legal
-            if moved:
-                reached |= moved << shift if shift > 0 else moved >> -shift
-        frontier = reached & ~seen
-        seen |= frontier
+            progress(f"moves {depth}: {layer.size:,} states")
+        following = []
+        for begin in range(0, layer.size, BATCH):
+            states = layer[begin : begin + BATCH]
+            placement = states >> BASE_BITS
+            cells = [(placement >> (BASE_BITS * i)) & (BASE - 1) for i in range(k)]
+            occupied = np.zeros(states.size, dtype=np.int32)
+            for cell in cells:
+                occupied |= 1 << cell
+            free = board_mask & ~occupied
+            region = region_of[(free << BASE_BITS) | (states & (BASE - 1))].astype(np.int32)
+            # Per direction (L, R, U, D): the cells from which a tile steps into the region.
+            entries = (
+                (-1, (region << 1) & ~first_col),
+                (1, (region >> 1) & ~last_col),
+                (-cols, (region << cols) & board_mask),
+                (cols, region >> cols),
+            )
+            found = []
+            for i, cell in enumerate(cells):
+                for step, entry in entries:
+                    able = ((entry >> cell) & 1).astype(bool)
+                    if not able.any():
+                        continue
+                    source = cell[able]
+                    moved = placement[able] + (step << (BASE_BITS * i))
+                    # The tile's old cell joins the free cells, and the hole stands on it.
+                    moved_free = (free[able] & ~(1 << (source + step))) | (1 << source)
+                    anchor = anchor_of[(moved_free << BASE_BITS) | source]
+                    fresh = ((seen[moved] >> anchor) & 1) == 0
+                    found.append((moved[fresh] << BASE_BITS) | anchor[fresh])
+            if not found:
+                continue
+            reached = np.unique(np.concatenate(found))
+            placement_reached = reached >> BASE_BITS
+            # Sorted keys group each placement's anchors together: OR their bits per group.
+            starts = np.flatnonzero(np.diff(placement_reached, prepend=-1))
+            bits = (1 << (reached & (BASE - 1))).astype(np.uint16)
+            unique_placements = placement_reached[starts]
+            seen[unique_placements] |= np.bitwise_or.reduceat(bits, starts)
+            following.append(reached)
+            first = table[unique_placements] == 255
+            table[unique_placements[first]] = depth + 1
+        layer = np.concatenate(following) if following else np.zeros(0, dtype=np.int32)
         depth += 1
-    return _planes_to_bytes(planes, BASE**k)
+    table[table == 255] = 0
+    return table.tobytes()
 
 
-def _planes_to_bytes(planes: list[int], size: int) -> bytes:
-    """Turn bit planes (plane b holds bit b of every value) into one byte per value."""
-    width = size // 8
-    plane_bytes = [plane.to_bytes(width, "little") for plane in planes]
-    out = bytearray(size)
-    for j in range(8):
-        value = 0
-        for b, data in enumerate(plane_bytes):
-            spread = bytes(((x >> j) & 1) << b for x in range(256))
-            value |= int.from_bytes(data.translate(spread), "little")
-        out[j::8] = value.to_bytes(width, "little")
-    return bytes(out)
+def _reflect_cell(cell: int, cols: int) -> int:
+    """The cell's image in the board's vertical middle line."""
+    return cell - cell % cols + cols - 1 - cell % cols
+
+
+def _start_region(rows: int, cols: int, pattern: tuple[int, ...]) -> frozenset[int]:
+    """The free cells the hole reaches in the goal, the pattern's tiles held still."""
+    homes = {tile - 1 for tile in pattern}
+    region = {rows * cols - 1}
+    todo = [rows * cols - 1]
+    while todo:
+        cell = todo.pop()
+        r, c = divmod(cell, cols)
+        for nr, nc in ((r, c - 1), (r, c + 1), (r - 1, c), (r + 1, c)):
+            near = nr * cols + nc
+            if 0 <= nr < rows and 0 <= nc < cols and near not in homes and near not in region:
+                region.add(near)
+                todo.append(near)
+    return frozenset(region)
+
+
+def _reflection_source(rows: int, cols: int, pattern: tuple[int, ...]) -> tuple[int, ...] | None:
+    """A pattern of the 4x4 partition whose mirror image (left to right) is ``pattern`` and
+    whose goal state mirrors this one's, so its table, mirrored, is this pattern's table."""
+    if (rows, cols) != (4, 4):
+        return None
+    image = tuple(sorted(_reflect_cell(tile - 1, cols) + 1 for tile in pattern))
+    if image == tuple(sorted(pattern)) or image not in {tuple(sorted(p)) for p in PARTITION_4X4}:
+        return None
+    source = next(p for p in PARTITION_4X4 if tuple(sorted(p)) == image)
+    mirrored = frozenset(_reflect_cell(c, cols) for c in _start_region(rows, cols, source))
+    if mirrored != _start_region(rows, cols, pattern):
+        return None
+    return source
+
+
+def reflect_database(
+    rows: int, cols: int, source: tuple[int, ...], table: bytes, pattern: tuple[int, ...]
+) -> bytes:
+    """The table of ``pattern`` read off the table of its mirror image ``source``."""
+    import numpy as np
+
+    k = len(pattern)
+    reflect = np.array([_reflect_cell(c, cols) if c < rows * cols else c for c in range(BASE)])
+    index = np.arange(BASE**k, dtype=np.int64)
+    source_index = np.zeros(BASE**k, dtype=np.int64)
+    for i, tile in enumerate(pattern):
+        j = source.index(_reflect_cell(tile - 1, cols) + 1)
+        cell = (index >> (BASE_BITS * i)) & (BASE - 1)
+        source_index += reflect[cell] << (BASE_BITS * j)
+    return np.frombuffer(table, dtype=np.uint8)[source_index].tobytes()
 
 
 _loaded: dict[Path, bytes] = {}
@@ -159,7 +240,11 @@ def load_database(
     if path.exists() and path.stat().st_size == expected:
         table = path.read_bytes()
     else:
-        table = build_database(rows, cols, pattern, progress)
+        source = _reflection_source(rows, cols, pattern)
+        if source is not None and _available(rows, cols, source):
+            table = reflect_database(rows, cols, source, load_database(rows, cols, source), pattern)
+        else:
+            table = build_database(rows, cols, pattern, progress)
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".tmp{os.getpid()}")
         partial.write_bytes(table)
@@ -168,12 +253,14 @@ def load_database(
     return table
 
 
+def _available(rows: int, cols: int, pattern: tuple[int, ...]) -> bool:
+    path = database_path(rows, cols, pattern)
+    return path in _loaded or path.exists()
+
+
 def databases_ready(rows: int = 4, cols: int = 4) -> bool:
     """True when every database of the partition is on disk or in memory."""
-    return all(
-        database_path(rows, cols, p) in _loaded or database_path(rows, cols, p).exists()
-        for p in PARTITION_4X4
-    )
+    return all(_available(rows, cols, p) for p in PARTITION_4X4)
 
 
 def ensure_databases(progress: Progress | None = None) -> float:
@@ -266,7 +353,17 @@ def _search(start: Board, monitor: Monitor) -> Result:
         monitor.tick(0, 0, 0, 0, force=True)
 
     ready = databases_ready()
-    build_seconds = ensure_databases(report)
+    limits = monitor.limits
+    if not ready:
+        # The build is done once for every later solve, so it is not charged to this one's
+        # time limit (a timeout would throw it away); cancellation still stops it.
+        monitor.limits = replace(limits, seconds=None)
+    try:
+        build_seconds = ensure_databases(report)
+    finally:
+        monitor.limits = limits
+    if not ready:
+        monitor.started += build_seconds
     tables = [load_database(4, 4, p) for p in PARTITION_4X4]
     result = pdb_idastar(start, tables, monitor)
     if not ready:
@@ -299,60 +396,66 @@ def pdb_idastar(start: Board, tables: list[bytes], monitor: Monitor) -> Result:
         if tile:
             index[pattern_of[tile]] += cell * weight[tile]
             mirror_index[mirror_pattern[tile]] += transpose[cell] * mirror_weight[tile]
+    # Per tile and direction k (move_table's numbering): the change of the tile's placement
+    # index in its pattern, and of its mirror's index in the mirrored pattern.
+    board_step = (-1, 1, -cols, cols)  # the hole's cell minus the tile's cell
+    mirror_step = (-cols, cols, -1, 1)
+    shift = [board_step[k] * weight[t] for t in range(n) for k in range(4)]
+    mirror_shift = [mirror_step[k] * mirror_weight[t] for t in range(n) for k in range(4)]
     table_of = [tables[pattern_of[t]] for t in range(n)]
     mirror_table_of = [tables[mirror_pattern[t]] for t in range(n)]
-    # Per hole cell: (tile cell, cell step in the board, cell step in the mirror, token).
-    moves = [
-        tuple(
-            (cell, hole - cell, transpose[hole] - transpose[cell], token) for cell, _k, token in row
-        )
-        for hole, row in enumerate(move_table(rows, cols))
-    ]
+    value = [tables[p][index[p]] for p in range(len(partition))]
+    mirror_value = [tables[p][mirror_index[p]] for p in range(len(partition))]
+    # Per hole cell: (tile cell, direction, token).
+    moves = [tuple(row) for row in move_table(rows, cols)]
     path: list[str] = []
     stride = monitor.stride
-    counts = [0, 0]
+    expanded = generated = 0
     next_bound = 0
     bound = 0
 
     def dfs(hole: int, g: int, previous: int, h_plain: int, h_mirror: int) -> bool:
-        nonlocal next_bound
-        counts[0] += 1
-        if counts[0] % stride == 0:
-            monitor.tick(counts[0], counts[1], 0, bound, lambda: tuple(board))
+        nonlocal next_bound, expanded, generated
+        expanded += 1
+        if expanded % stride == 0:
+            monitor.tick(expanded, generated, 0, bound, lambda: tuple(board))
         g1 = g + 1
-        for cell, step, mirror_step, token in moves[hole]:
+        room = bound - g1
+        for cell, k, token in moves[hole]:
             if cell == previous:
                 continue
             tile = board[cell]
+            key = tile * 4 + k
             p = pattern_of[tile]
-            old = index[p]
-            new = old + step * weight[tile]
-            table = table_of[tile]
-            plain = h_plain - table[old] + table[new]
-            f = g1 + plain
-            if f > bound:
-                if f < next_bound:
-                    next_bound = f
+            new = index[p] + shift[key]
+            new_value = table_of[tile][new]
+            plain = h_plain - value[p] + new_value
+            if plain > room:
+                if g1 + plain < next_bound:
+                    next_bound = g1 + plain
                 continue
             q = mirror_pattern[tile]
-            mirror_old = mirror_index[q]
-            mirror_new = mirror_old + mirror_step * mirror_weight[tile]
-            table = mirror_table_of[tile]
-            mirrored = h_mirror - table[mirror_old] + table[mirror_new]
-            if mirrored > plain:
-                f = g1 + mirrored
-                if f > bound:
-                    if f < next_bound:
-                        next_bound = f
-                    continue
-            counts[1] += 1
+            mirror_new = mirror_index[q] + mirror_shift[key]
+            mirror_new_value = mirror_table_of[tile][mirror_new]
+            mirrored = h_mirror - mirror_value[q] + mirror_new_value
+            if mirrored > room:
+                if g1 + mirrored < next_bound:
+                    next_bound = g1 + mirrored
+                continue
+            generated += 1
             if plain == 0:
                 path.append(token)
                 return True
+            old = index[p]
+            old_value = value[p]
+            mirror_old = mirror_index[q]
+            mirror_old_value = mirror_value[q]
             board[hole] = tile
             board[cell] = 0
             index[p] = new
+            value[p] = new_value
             mirror_index[q] = mirror_new
+            mirror_value[q] = mirror_new_value
             path.append(token)
             if dfs(cell, g1, hole, plain, mirrored):
                 return True
@@ -360,20 +463,22 @@ def pdb_idastar(start: Board, tables: list[bytes], monitor: Monitor) -> Result:
             board[cell] = tile
             board[hole] = 0
             index[p] = old
+            value[p] = old_value
             mirror_index[q] = mirror_old
+            mirror_value[q] = mirror_old_value
         return False
 
-    h_plain = sum(tables[p][index[p]] for p in range(len(partition)))
-    h_mirror = sum(tables[p][mirror_index[p]] for p in range(len(partition)))
+    h_plain = sum(value)
+    h_mirror = sum(mirror_value)
     if tuple(board) == goal(rows, cols):
         return monitor.result("solved", moves=[], optimal=True)
     bound = max(h_plain, h_mirror)
     hole0 = board.index(0)
     while True:
         monitor.note = f"f-bound {bound}"
-        monitor.tick(counts[0], counts[1], 0, bound, lambda: tuple(board), force=True)
+        monitor.tick(expanded, generated, 0, bound, lambda: tuple(board), force=True)
         next_bound = 1 << 30
         if dfs(hole0, 0, -1, h_plain, h_mirror):
-            monitor.tick(counts[0], counts[1], 0, bound, force=True)
+            monitor.tick(expanded, generated, 0, bound, force=True)
             return monitor.result("solved", moves=list(path), optimal=True, extra={"bound": bound})
         bound = next_bound
