@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webapp.games.sokoban import GAME
-from webapp.games.sokoban.board import Board
+from webapp.games.sokoban.board import FAR, Board
 from webapp.games.sokoban.matching import assignment_cost, reassign, solve_assignment
-from webapp.games.sokoban.solver import ALGORITHMS
-from webapp.search import Limits
+from webapp.games.sokoban.solver import ALGORITHMS, PORTFOLIO, Setting, run_fast
+from webapp.search import Limits, Monitor
 from webapp.solving import check_solution, solve
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "sokoban"
@@ -210,3 +210,71 @@ def test_reassign_after_one_row_changes_matches_a_full_solve(
     changed = [line[:] for line in costs]
     changed[row] = new_line
     assert reassign(changed, duals, row) == assignment_cost(changed)
+
+
+def test_pulls_move_a_box_towards_the_player() -> None:
+    b = board("#######\n#     #\n#     #\n# @$  #\n#     #\n#    .#\n#######")
+    boxes = b.boxes_of(GAME.start(b.level))
+    box = cell(b, 3, 3)
+    region = b.reach(b.level.player, boxes)
+    # In open floor the player can pull the box from any side it can step back from.
+    assert sorted(b.pulls(boxes, region)) == [
+        (box, -b.width, 1),
+        (box, -1, 0),
+        (box, 1, 2),
+        (box, b.width, 3),
+    ]
+    # With a wall right behind the player there is no room to step back: no pull that way.
+    tight = board("#######\n#@$   #\n#     #\n#    .#\n#######")
+    boxes = tight.boxes_of(GAME.start(tight.level))
+    region = tight.reach(tight.level.player, boxes)
+    pulls = list(tight.pulls(boxes, region))
+    assert (cell(tight, 1, 2), 1, 2) not in pulls
+    assert (cell(tight, 1, 2), -1, 0) in pulls
+
+
+def test_distances_from_count_pushes_out_of_the_start_squares() -> None:
+    b = board("#######\n#     #\n# @$  #\n#    .#\n#######")
+    (column,) = zip(*b.distances_from([cell(b, 2, 3)]), strict=True)
+    assert column[cell(b, 2, 3)] == 0
+    assert column[cell(b, 2, 5)] == 2
+    assert column[cell(b, 1, 1)] == 3
+    # The player can never get behind a box in a corner, so nothing is pushed out of one.
+    corner = b.distances_from([cell(b, 1, 1)])
+    assert [square for square, (d,) in enumerate(corner) if d < FAR] == [cell(b, 1, 1)]
+
+
+@pytest.mark.parametrize("number", [1, 6, 93, 146])
+def test_the_backward_search_alone_finds_solutions_that_replay(number: int) -> None:
+    level = MICROBAN[number - 1]
+    monitor = Monitor(LIMITS)
+    result = run_fast(level, GAME.start(level), monitor, (Setting(reverse=True),))
+    assert result.status == "solved"
+    assert check_solution(GAME, level, GAME.start(level), result.moves) is None
+    assert result.extra["pushes"] == GAME.count(level, result.moves)["pushes"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "######\n#. $@#\n# $. #\n######",
+        "#######\n#.#   #\n# #$@ #\n# #   #\n#######",
+    ],
+)
+def test_each_setting_alone_proves_an_unsolvable_level(text: str) -> None:
+    level = GAME.parse(text)[0]
+    for setting in (*PORTFOLIO, Setting(3, corrals=False)):
+        result = run_fast(level, GAME.start(level), Monitor(LIMITS), (setting,))
+        assert result.status == "unsolvable"
+
+
+def test_the_portfolio_solves_goal_room_levels_one_search_alone_cannot() -> None:
+    # Microban 139 fills a room of goals through one door; forwards alone times out on it
+    # within this node budget, the backward search unpacks the room from the door.
+    level = MICROBAN[138]
+    forward = run_fast(
+        level, GAME.start(level), Monitor(Limits(seconds=60, nodes=20_000)), (Setting(),)
+    )
+    assert forward.status == "node-limit"
+    result = solve(GAME, level, "fast", limits=Limits(seconds=60, nodes=40_000))
+    assert result.status == "solved"

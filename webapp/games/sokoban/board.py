@@ -78,6 +78,42 @@ class Board:
             columns.append(distance)
         return [tuple(column[cell] for column in columns) for cell in range(size)]
 
+    def distances_from(self, starts: list[int]) -> list[tuple[int, ...]]:
+        """For each cell, the fewest pushes taking a lone box from each of ``starts`` there:
+        the bound a search pulling boxes back to their start squares needs."""
+        size = self.width * self.level.height
+        floor = self.level.floor
+        offsets = [offset for _, offset in self.directions]
+        columns: list[list[int]] = []
+        for start in starts:
+            distance = [FAR] * size
+            distance[start] = 0
+            queue = deque([start])
+            while queue:
+                cell = queue.popleft()
+                for offset in offsets:
+                    pushed = cell + offset
+                    if pushed in floor and cell - offset in floor and distance[pushed] == FAR:
+                        distance[pushed] = distance[cell] + 1
+                        queue.append(pushed)
+            columns.append(distance)
+        return [tuple(column[cell] for column in columns) for cell in range(size)]
+
+    def pulls(self, boxes: int, reach: int) -> Iterator[tuple[int, int, int]]:
+        """Each (box cell, offset, direction index) pull from this region: the player, next
+        to the box on the far side from ``offset``, steps back by ``offset`` onto free floor,
+        and the box follows it one square; the box then stands at box - offset."""
+        free = self.floor & ~boxes
+        for direction, (_, offset) in enumerate(self.directions):
+            if offset > 0:
+                movable = boxes & (reach << offset) & (free << 2 * offset)
+            else:
+                movable = boxes & (reach >> -offset) & (free >> -2 * offset)
+            while movable:
+                low = movable & -movable
+                yield low.bit_length() - 1, offset, direction
+                movable ^= low
+
     # -- positions --------------------------------------------------------------------------
     def boxes_of(self, position: Position) -> int:
         return mask_of(position.boxes)

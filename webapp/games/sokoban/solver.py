@@ -1,13 +1,15 @@
 """The Sokoban solvers: push-optimal BFS and A*, a fast best-first solver, a move-optimal A*.
 
-All of them search positions reached by pushes, with the player normalised to its reachable
-region, and turn the pushes found into the full LURD string at the end.
+All of them search positions reached by pushes (the fast one also by pulls, backwards from
+the goals), with the player normalised to its reachable region, and turn the pushes found
+into the full LURD string at the end.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
 from itertools import count
 
 from webapp.games.base import Algorithm
@@ -205,8 +207,13 @@ class LowerBound:
     is one augmentation away from the parent's matching instead of a full one.
     """
 
-    def __init__(self, board: Board, capacity: int = 400_000):
-        self.distances = board.distances
+    def __init__(
+        self,
+        board: Board,
+        capacity: int = 400_000,
+        distances: list[tuple[int, ...]] | None = None,
+    ):
+        self.distances = board.distances if distances is None else distances
         self.capacity = capacity
         self.cache: dict[int, int] = {}
         self._rows: list[tuple[int, ...]] = []
@@ -255,82 +262,215 @@ class LowerBound:
 H_WEIGHT = 10
 
 
+@dataclass(frozen=True)
+class Setting:
+    """One configuration of the best-first search: the weight on h, PI-corral pruning (forward
+    only) and the direction."""
+
+    weight: float = H_WEIGHT
+    corrals: bool = True
+    #: Search backwards: pull the boxes from the goals to where they stand now.
+    reverse: bool = False
+
+
+#: The fast solver's portfolio, run in turns: the forward search is stuck where goals must be
+#: filled in a certain order, the backward one where boxes must leave their starts in one, so
+#: taking turns solves more levels than either alone (Microban 93, 139 and 146 among them).
+PORTFOLIO = (Setting(10), Setting(10, reverse=True))
+
+#: Expansions a search makes in each of its turns.
+TURN = 2048
+
+#: What a running best-first search reports at each pause: its totals, frontier size,
+#: depth, and the player and boxes it is looking at.
+Pause = tuple[int, int, int, int, int, int]
+
+#: How a best-first search ends: the pushes of a solution (None when the space ran out),
+#: and its expanded and generated totals.
+Outcome = tuple[list[int] | None, int, int]
+
+
 def _no_corrals(boxes: int, region: int) -> None:
     return None
+
+
+def _best_first(
+    board: Board, bound: LowerBound, position: Position, setting: Setting, stride: int
+) -> Generator[Pause, None, Outcome]:
+    """Weighted best-first by pushes, pausing every ``stride`` expansions; ends with the
+    pushes of a solution, or None when the whole space is exhausted."""
+    boxes, region, key = _start(board, position)
+    weight = setting.weight
+    h = bound(boxes)
+    parents: Parents = {key: None}
+    tie = count()
+    queue = [(weight * h, h, next(tie), 0, boxes, region, key, position.player)]
+    expanded = generated = 0
+    goal = board.goal_mask
+    reach = board.reach
+    freeze = board.freeze_deadlock
+    corral = board.corral_pushes if setting.corrals else _no_corrals
+    while queue:
+        if expanded % stride == 0:
+            _, _, _, g, boxes, _, _, player = queue[0]
+            yield expanded, generated, len(queue), g, player, boxes
+        priority, _h, _, g, boxes, region, key, player = heapq.heappop(queue)
+        expanded += 1
+        child_g = g + 1
+        bound.expand(boxes)
+        pushes = corral(boxes, region)
+        if pushes is None:
+            pushes = board.pushes(boxes, region)
+        for box, offset, direction in pushes:
+            target = box + offset
+            child = boxes ^ (1 << box) ^ (1 << target)
+            child_region = reach(box, child)
+            child_key = child << PLAYER_BITS | _low_cell(child_region)
+            if child_key in parents:
+                continue
+            parents[child_key] = (key, _pack(box, direction))
+            generated += 1
+            if child == goal:
+                return _push_path(parents, child_key), expanded, generated
+            if freeze(child, target):
+                continue
+            child_h = bound.child(child, box, target)
+            if child_h >= FAR:
+                continue
+            heapq.heappush(
+                queue,
+                (
+                    child_g + weight * child_h,
+                    child_h,
+                    next(tie),
+                    child_g,
+                    child,
+                    child_region,
+                    child_key,
+                    box,
+                ),
+            )
+    return None, expanded, generated
+
+
+def _best_first_reverse(
+    board: Board, position: Position, setting: Setting, stride: int
+) -> Generator[Pause, None, Outcome]:
+    """Weighted best-first by pulls from the solved boxes back to the start, pausing every
+    ``stride`` expansions; ends with the forward pushes, or None when the space ran out.
+
+    Filling a room of goals in the right order is a search forwards but comes for free
+    backwards, where boxes leave the room from the door inwards.
+    """
+    start_boxes, _region, start_key = _start(board, position)
+    starts = sorted(cells_of(start_boxes))
+    bound = LowerBound(board, distances=board.distances_from(starts))
+    weight = setting.weight
+    goal = board.goal_mask
+    reach = board.reach
+    parents: Parents = {}
+    tie = count()
+    queue = []
+    h = bound(goal)
+    if h >= FAR:
+        return None, 0, 0
+    # The player may finish anywhere: each region left free around the filled goals is a
+    # start of the backward search.
+    free = board.floor & ~goal
+    while free:
+        region = reach(_low_cell(free), goal)
+        free &= ~region
+        key = goal << PLAYER_BITS | _low_cell(region)
+        if key == start_key:
+            return [], 0, 0
+        parents[key] = None
+        queue.append((weight * h, h, next(tie), 0, goal, region, key, _low_cell(region)))
+    heapq.heapify(queue)
+    expanded = generated = 0
+    while queue:
+        if expanded % stride == 0:
+            _, _, _, g, boxes, _, _, player = queue[0]
+            yield expanded, generated, len(queue), g, player, boxes
+        priority, _h, _, g, boxes, region, key, player = heapq.heappop(queue)
+        expanded += 1
+        child_g = g + 1
+        bound.expand(boxes)
+        for box, offset, direction in board.pulls(boxes, region):
+            target = box - offset
+            child = boxes ^ (1 << box) ^ (1 << target)
+            child_region = reach(target - offset, child)
+            child_key = child << PLAYER_BITS | _low_cell(child_region)
+            if child_key in parents:
+                continue
+            parents[child_key] = (key, _pack(target, direction))
+            generated += 1
+            if child_key == start_key:
+                return _push_path(parents, child_key)[::-1], expanded, generated
+            child_h = bound.child(child, box, target)
+            if child_h >= FAR:
+                continue
+            heapq.heappush(
+                queue,
+                (
+                    child_g + weight * child_h,
+                    child_h,
+                    next(tie),
+                    child_g,
+                    child,
+                    child_region,
+                    child_key,
+                    target - offset,
+                ),
+            )
+    return None, expanded, generated
 
 
 def run_fast(
     level: Level,
     position: Position,
     monitor: Monitor,
-    use_corrals: bool = True,
-    weight: float = H_WEIGHT,
+    settings: tuple[Setting, ...] = PORTFOLIO,
 ) -> Result:
-    """Weighted best-first by pushes with a matching bound, PI-corral pruning, freeze
-    deadlocks and dead squares."""
+    """Best-first searches with different settings taking turns until one solves the level;
+    a matching bound, PI-corral pruning, freeze deadlocks and dead squares."""
     board = Board(level)
     bound = LowerBound(board)
 
     def search(monitor: Monitor) -> Result:
-        boxes, region, key = _start(board, position)
+        boxes = board.boxes_of(position)
         if boxes == board.goal_mask:
             return _solved(monitor, board, position, [], False)
-        if boxes & board.dead:
+        if boxes & board.dead or bound(boxes) >= FAR:
             return monitor.result("unsolvable")
-        h = bound(boxes)
-        if h >= FAR:
-            return monitor.result("unsolvable")
-        parents: Parents = {key: None}
-        tie = count()
-        queue = [(weight * h, h, next(tie), 0, boxes, region, key, position.player)]
-        expanded = generated = 0
         stride = _stride(monitor)
-        goal = board.goal_mask
-        reach = board.reach
-        freeze = board.freeze_deadlock
-        corral = board.corral_pushes if use_corrals else _no_corrals
-        while queue:
-            priority, _h, _, g, boxes, region, key, player = heapq.heappop(queue)
-            expanded += 1
-            if expanded % stride == 0:
-                monitor.tick(expanded, generated, len(queue), g, _sampler(board, player, boxes))
-            child_g = g + 1
-            bound.expand(boxes)
-            pushes = corral(boxes, region)
-            if pushes is None:
-                pushes = board.pushes(boxes, region)
-            for box, offset, direction in pushes:
-                target = box + offset
-                child = boxes ^ (1 << box) ^ (1 << target)
-                child_region = reach(box, child)
-                child_key = child << PLAYER_BITS | _low_cell(child_region)
-                if child_key in parents:
-                    continue
-                parents[child_key] = (key, _pack(box, direction))
-                generated += 1
-                if child == goal:
-                    monitor.tick(expanded, generated, len(queue), child_g, force=True)
-                    return _solved(monitor, board, position, _push_path(parents, child_key), False)
-                if freeze(child, target):
-                    continue
-                child_h = bound.child(child, box, target)
-                if child_h >= FAR:
-                    continue
-                heapq.heappush(
-                    queue,
-                    (
-                        child_g + weight * child_h,
-                        child_h,
-                        next(tie),
-                        child_g,
-                        child,
-                        child_region,
-                        child_key,
-                        box,
-                    ),
-                )
-        monitor.tick(expanded, generated, 0, 0, force=True)
-        return monitor.result("unsolvable")
+        runs = [
+            _best_first_reverse(board, position, setting, stride)
+            if setting.reverse
+            else _best_first(board, bound, position, setting, stride)
+            for setting in settings
+        ]
+        totals = [(0, 0)] * len(runs)
+        pauses = max(1, TURN // stride)
+        while True:
+            for index, run in enumerate(runs):
+                for _ in range(pauses):
+                    try:
+                        expanded, generated, frontier, depth, player, boxes = next(run)
+                    except StopIteration as finished:
+                        pushes, expanded, generated = finished.value
+                        totals[index] = (expanded, generated)
+                        done = sum(total[0] for total in totals)
+                        made = sum(total[1] for total in totals)
+                        monitor.tick(done, made, force=True)
+                        if pushes is None:
+                            # Every setting searches the same space soundly: one exhausted
+                            # search proves there is no solution.
+                            return monitor.result("unsolvable")
+                        return _solved(monitor, board, position, pushes, False)
+                    totals[index] = (expanded, generated)
+                    done = sum(total[0] for total in totals)
+                    made = sum(total[1] for total in totals)
+                    monitor.tick(done, made, frontier, depth, _sampler(board, player, boxes))
 
     return run_search(search, monitor)
 
@@ -432,8 +572,9 @@ ALGORITHMS: dict[str, Algorithm] = {
     ),
     "fast": Algorithm(
         "fast",
-        "Weighted best-first by pushes with a box-goal matching bound, PI-corral pruning, "
-        "freeze deadlocks and dead squares; built for speed, not optimal.",
+        "Weighted best-first by pushes forwards and by pulls backwards from the goals, in "
+        "turns, with a box-goal matching bound, PI-corral pruning, freeze deadlocks and dead "
+        "squares; built for speed, not optimal.",
         "pushes",
         False,
         run_fast,
