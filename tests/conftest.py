@@ -92,6 +92,7 @@ class Server:
     def __init__(self, instance: Path, **settings: str):
         self.instance = instance
         self.settings = settings
+        self.log = instance.parent / "server.log"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen | None = None
@@ -119,7 +120,9 @@ class Server:
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            # A file, not a pipe: nobody reads a pipe while tests run, and a full one would
+            # block the server on its next log line.
+            stderr=self.log.open("ab"),
             start_new_session=True,
         )
         deadline = time.monotonic() + 20
@@ -129,7 +132,7 @@ class Server:
                 return
             except OSError:
                 if self.process.poll() is not None:
-                    raise RuntimeError(self.process.stderr.read().decode()) from None
+                    raise RuntimeError(self.log.read_text()) from None
                 time.sleep(0.1)
         raise RuntimeError("the server did not start within 20 s")
 
@@ -146,6 +149,9 @@ class Server:
                 self.process.wait(10)
             except subprocess.TimeoutExpired:
                 self.kill()
+        log = self.log.read_text(errors="replace") if self.log.exists() else ""
+        if "Traceback" in log:  # shown with the test's output: the server's side of a failure
+            print("server log:\n" + log[log.index("Traceback") - 2000 :])
 
 
 @pytest.fixture

@@ -202,3 +202,24 @@ def test_users_mistakes_never_log_a_stack_trace(client, player, caplog):
     client.get("/sliding/p/99x99-abc")
     client.post("/sokoban/new", data={"text": "x"})
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+
+
+def test_a_solve_finishing_while_its_panel_renders_never_breaks_the_page(app, monkeypatch):
+    from webapp import live
+    from webapp.runner import Job, Request
+    from webapp.search import Limits, Result
+    from webapp.web import find_level
+
+    request = Request("sokoban", "", [], "bfs", Limits(), "p", "b")
+    job = Job(id="j", request=request, state="running")
+    real_render = live.render_template
+
+    def finish_then_render(*args, **context):
+        # The solver's thread finishes the job after the panel's figures were gathered.
+        job.result, job.state = Result(status="solved", moves=["R"]), "done"
+        return real_render(*args, **context)
+
+    monkeypatch.setattr(live, "render_template", finish_then_render)
+    with app.test_request_context("/sokoban/first-steps/1"):
+        html = live.render_stream(find_level("sokoban", "first-steps", "1"), job)
+    assert 'data-state="running"' in html  # the reading it was built from; the next is fresh

@@ -115,19 +115,25 @@ def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
         "runner": runner(),
     }
     if job is not None:
+        # One reading of the job, used for the whole render: the solver's thread may finish it
+        # at any moment, and the template must not see it half running, half done.
+        result, progress = job.result, job.progress
+        context["result"] = result
+        context["progress"] = progress
+        context["job_state"] = "done" if result is not None else job.state
         context["chart"] = chart_points(job)
         context["queue_position"] = runner().queue_position(job)
-        playback = playback_of(job, game, found.level)
+        playback = playback_of(job, game, found.level) if result is not None else None
         context["playback"] = playback
         if playback is not None:
             context["frame"] = playback.states[playback.position]
-        elif job.progress is not None and job.progress.sample is not None:
-            context["frame"] = job.progress.sample
+        elif progress is not None and progress.sample is not None:
+            context["frame"] = progress.sample
         else:
             context["frame"] = game.replay(found.level, job.request.moves)
-        if job.result is not None and job.result.moves is not None:
+        if result is not None and result.moves is not None:
             context["figures"] = game.count(
-                found.level, job.result.moves, game.replay(found.level, job.request.moves)
+                found.level, result.moves, game.replay(found.level, job.request.moves)
             )
     return context
 

@@ -31,10 +31,6 @@ class PictureError(ValueError):
     """An upload that is not a picture we accept, with the reason for the player."""
 
 
-def is_valid_id(picture: str) -> bool:
-    return picture in BUILT_IN or bool(_UPLOAD_ID.match(picture))
-
-
 def store_upload(data: bytes, folder: Path, rows: int, cols: int) -> str:
     """Check, crop to cols:rows, re-encode and store an upload; its id."""
     if len(data) > MAX_BYTES:

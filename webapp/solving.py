@@ -15,10 +15,6 @@ from webapp.games.base import Game
 from webapp.search import Limits, Monitor, Progress, Result
 
 
-def algorithm_names(game: Game) -> list[str]:
-    return list(game.algorithms())
-
-
 def solve(
     game: Game,
     level: Any,
