@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.conftest import csrf_of
 
 
@@ -223,3 +225,46 @@ def test_a_solve_finishing_while_its_panel_renders_never_breaks_the_page(app, mo
     with app.test_request_context("/sokoban/first-steps/1"):
         html = live.render_stream(find_level("sokoban", "first-steps", "1"), job)
     assert 'data-state="running"' in html  # the reading it was built from; the next is fresh
+
+
+def test_a_change_during_the_first_snapshot_is_sent_next(app, monkeypatch):
+    import time
+
+    from simple_websocket import ConnectionClosed
+
+    from webapp import live
+    from webapp.runner import Job, Request
+    from webapp.search import Limits
+    from webapp.web import find_level
+
+    job = Job(id="j", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
+    job.state = "running"
+    rendered = []
+
+    def render(found, seen_job):
+        rendered.append(seen_job.state)
+        if len(rendered) == 1:  # the solve finishes while its first snapshot renders
+            seen_job.state = "done"
+            seen_job.bump()
+        return "<div id='solve-status'></div>"
+
+    class Socket:
+        def __init__(self):
+            self.waits = 0
+
+        def send(self, data):
+            pass
+
+        def receive(self, timeout=None):
+            self.waits += 1
+            if self.waits > 10:
+                raise ConnectionClosed()
+            time.sleep(0.03)
+            return None
+
+    monkeypatch.setattr(live, "render_stream", render)
+    with app.test_request_context("/sokoban/first-steps/1"):
+        found = find_level("sokoban", "first-steps", "1")
+        with pytest.raises(ConnectionClosed):
+            live.stream(Socket(), found, job)
+    assert rendered == ["running", "done"]

@@ -289,8 +289,10 @@ def solve_socket(ws: Any, game_name: str, collection: str, ident: str, job_id: s
 
 
 def stream(ws: Any, found: Found, job: Job) -> None:
-    ws.send(render_stream(found, job))
+    # The version is read before the snapshot is rendered: a change landing in between is then
+    # sent next, where reading it after would have lost it (and left the page "running").
     seen = job.version
+    ws.send(render_stream(found, job))
     sent_at = time.monotonic()
     window_start, window_count = time.monotonic(), 0
     while True:
