@@ -132,9 +132,8 @@ def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
         else:
             context["frame"] = game.replay(found.level, job.request.moves)
         if result is not None and result.moves is not None:
-            context["figures"] = game.count(
-                found.level, result.moves, game.replay(found.level, job.request.moves)
-            )
+            start = playback.states[0] if playback else game.replay(found.level, job.request.moves)
+            context["figures"] = game.count(found.level, result.moves, start)
     return context
 
 

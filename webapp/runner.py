@@ -85,14 +85,19 @@ class Job:
             return self.version
 
 
+def _cap_memory(megabytes: int) -> None:
+    """Cap this (child) process's address space: the search's share plus the interpreter's."""
+    cap = (megabytes + MEMORY_HEADROOM_MB) * 2**20
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    except (ValueError, OSError):
+        pass  # no such limit here: the Monitor's memory check still stops the search
+
+
 def _child(request: Request, conn: Any, cancel: Any) -> None:
     """The solver process: cap memory, rebuild the level, search, send progress and result."""
     os.nice(SOLVER_NICENESS)  # the web server answers players first
-    cap = (request.limits.memory_mb or 2048) + MEMORY_HEADROOM_MB
-    try:
-        resource.setrlimit(resource.RLIMIT_AS, (cap * 2**20, cap * 2**20))
-    except (ValueError, OSError):
-        pass
+    _cap_memory(request.limits.memory_mb or 2048)
     from webapp import games
     from webapp.solving import solve
 
@@ -113,11 +118,7 @@ def _child(request: Request, conn: Any, cancel: Any) -> None:
 
 def _call_child(target: Callable[..., Any], args: tuple, conn: Any, memory_mb: int) -> None:
     """A one-off computation (e.g. a distance table) in its own process."""
-    cap = memory_mb + MEMORY_HEADROOM_MB
-    try:
-        resource.setrlimit(resource.RLIMIT_AS, (cap * 2**20, cap * 2**20))
-    except (ValueError, OSError):
-        pass
+    _cap_memory(memory_mb)
     try:
         conn.send(("ok", target(*args)))
     except BaseException as exc:  # reported to the parent, which decides what to say

@@ -150,7 +150,7 @@ STATES = StateCache()
 
 def load_play(found: Found) -> Play:
     saved = get_store().load_game(player_id(), found.game.name, found.ref.key)
-    key = (player_id(), found.game.name, found.ref.key, found.game.board_text(found.level))
+    key = (player_id(), found.game.name, found.ref.key)
     play = Play(found.game, found.level, cache=STATES, cache_key=key)
     if saved is not None:
         play.history, play.cursor = saved.history, min(saved.cursor, len(saved.history))
