@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -40,12 +39,6 @@ CREATE TABLE IF NOT EXISTS levels (
 );
 CREATE INDEX IF NOT EXISTS games_updated ON games (updated);
 """
-
-
-#: Writers take turns here rather than in SQLite: a writer that finds the database locked
-#: sleeps in SQLite's busy handler with a growing back-off, which under many concurrent moves
-#: turned into a long tail of slow answers. (One server process writes; see docs/DEPLOY.md.)
-WRITE_LOCK = threading.Lock()
 
 
 def connect(path: str) -> sqlite3.Connection:
@@ -81,10 +74,6 @@ class Store:
         return SavedGame(json.loads(row["history"]), row["cursor"])
 
     def save_game(self, player: str, game: str, level: str, saved: SavedGame) -> None:
-        with WRITE_LOCK:
-            self._save_game(player, game, level, saved)
-
-    def _save_game(self, player: str, game: str, level: str, saved: SavedGame) -> None:
         self.conn.execute(
             "INSERT INTO games (player, game, level, history, cursor, updated) "
             "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (player, game, level) DO UPDATE SET "
@@ -94,7 +83,7 @@ class Store:
 
     def record_win(self, player: str, game: str, level: str, figures: dict[str, int]) -> None:
         """Keep, for each counter, the smallest value of any win."""
-        with WRITE_LOCK, self.conn:
+        with self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
             row = self.conn.execute(
                 "SELECT best FROM results WHERE player=? AND game=? AND level=?",
@@ -133,7 +122,7 @@ class Store:
         """Forget games nobody has touched for that long, and pasted levels no game uses
         that are as old; the counts removed. A game being played is touched on every move."""
         cutoff = (now or time.time()) - older_than_days * 86400
-        with WRITE_LOCK, self.conn:
+        with self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
             games = self.conn.execute("DELETE FROM games WHERE updated < ?", (cutoff,)).rowcount
             levels = self.conn.execute(
@@ -144,10 +133,6 @@ class Store:
         return games, levels
 
     def save_level(self, game: str, level_id: str, text: str) -> None:
-        with WRITE_LOCK:
-            self._save_level(game, level_id, text)
-
-    def _save_level(self, game: str, level_id: str, text: str) -> None:
         self.conn.execute(
             "INSERT OR IGNORE INTO levels (game, id, text, created) VALUES (?, ?, ?, ?)",
             (game, level_id, text, time.time()),
