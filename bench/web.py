@@ -4,7 +4,8 @@
 
 Starts its own gunicorn (as `make run` does) on a free loopback port with a temporary
 instance folder, drives it with simulated players (one keep-alive connection each, making
-legal moves back and forth), and prints a markdown table. Bounded in count and time.
+legal moves back and forth; the players spread over four processes, and all open the page
+before the measured moves start), and prints a markdown table. Bounded in count and time.
 """
 
 from __future__ import annotations
