@@ -351,6 +351,33 @@ def test_fast_on_a_korf_24_puzzle() -> None:
     assert result.cost is not None and result.cost >= level.known_optimal
 
 
+def test_a_wide_beam_comes_near_the_optimum_on_24_puzzles() -> None:
+    # The reduction alone averages 1.53 times the optimum on Korf's 24-puzzles; the issue
+    # asks for at most 1.3. A beam of 4,096 boards gets there on its own, deterministically.
+    from webapp.games.sliding.fast import beam_search
+    from webapp.search import Monitor
+
+    total = optimum = 0
+    for level in GAME.parse(KORF24.read_text())[:3]:
+        monitor = Monitor(Limits(seconds=60, nodes=None), None)
+        moves = beam_search(5, 5, level.tiles, 4096, 300, monitor)
+        assert moves is not None
+        assert GAME.is_solved(level, GAME.replay(level, moves))
+        total += len(moves)
+        optimum += level.known_optimal
+    assert optimum <= total <= 1.3 * optimum
+
+
+def test_a_beam_no_deeper_than_the_answer_finds_nothing() -> None:
+    from webapp.games.sliding.fast import beam_search
+    from webapp.search import Monitor
+
+    level = Level(3, 3, HARDEST_8[0])  # 31 moves at the least
+    assert beam_search(3, 3, level.tiles, 64, 30, Monitor(Limits(), None)) is None
+    moves = beam_search(3, 3, level.tiles, 1 << 12, 40, Monitor(Limits(), None))
+    assert moves is not None and GAME.is_solved(level, GAME.replay(level, moves))
+
+
 # -- pattern databases -----------------------------------------------------------------------
 
 
@@ -482,9 +509,88 @@ def cached_databases(instance_folder: Path) -> None:
     assert pdb.databases_ready(4, 4)
 
 
+def test_pdb_finds_korf_optima_on_harder_instances(cached_databases: None) -> None:
+    # #3 and #10 take 3.2 and 1.4 million expansions: seconds compiled, minutes in CPython.
+    levels = GAME.parse(KORF100.read_text())
+    for number in (3, 10):
+        result = solve(GAME, levels[number - 1], "pdb", limits=Limits(seconds=120, nodes=None))
+        assert result.status == "solved" and result.optimal
+        assert result.cost == levels[number - 1].known_optimal, number
+        assert GAME.is_solved(levels[number - 1], GAME.replay(levels[number - 1], result.moves))
+
+
+def test_the_compiled_search_resumes_exactly_between_slices(
+    cached_databases: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from webapp.games.sliding import pdb
+
+    level = GAME.parse(KORF100.read_text())[7]  # 50 moves, 155,000 expansions
+    whole = solve(GAME, level, "pdb", limits=Limits(seconds=60, nodes=None))
+    monkeypatch.setattr(pdb, "SLICE", 97)  # stop and resume every 97 expansions
+    ticks: list[int] = []
+    sliced = solve(GAME, level, "pdb", limits=Limits(seconds=60, nodes=None),
+                   on_progress=lambda p: ticks.append(p.expanded))  # fmt: skip
+    assert sliced.moves == whole.moves and sliced.cost == level.known_optimal
+    assert sliced.expanded == whole.expanded
+
+
+def test_the_compiled_search_obeys_node_limits_and_cancellation(cached_databases: None) -> None:
+    level = GAME.parse(KORF100.read_text())[2]  # 3.2 million expansions
+    limited = solve(GAME, level, "pdb", limits=Limits(seconds=60, nodes=50_000))
+    assert limited.status == "node-limit"
+    assert 50_000 <= limited.expanded < 50_000 + (1 << 16)
+    calls = iter(range(1_000_000))
+    cancelled = solve(GAME, level, "pdb", limits=Limits(seconds=60, nodes=None),
+                      cancelled=lambda: next(calls) > 3)  # fmt: skip
+    assert cancelled.status == "cancelled"
+    assert cancelled.expanded < 3_000_000
+
+
 def test_pdb_finds_korf_optima_on_the_easiest_instances(cached_databases: None) -> None:
     levels = GAME.parse(KORF100.read_text())
     for index in easiest_korf(5):
         result = solve(GAME, levels[index], "pdb", limits=Limits(seconds=60))
         assert result.status == "solved" and result.optimal
         assert result.cost == levels[index].known_optimal, index + 1
+
+
+def test_compiled_linear_conflicts_equal_a_brute_force_count() -> None:
+    # Per line: twice the home tiles outside a longest increasing run of home places, the
+    # run found here by trying every subset.
+    import numpy as np
+
+    from webapp.games.sliding import kernels
+
+    def longest_run(places: list[int]) -> int:
+        return max(
+            size
+            for size in range(len(places) + 1)
+            for chosen in itertools.combinations(places, size)
+            if list(chosen) == sorted(chosen)
+        )
+
+    def brute(board: list[int], rows: int, cols: int) -> int:
+        total = 0
+        for r in range(rows):
+            line = [board[r * cols + c] for c in range(cols)]
+            places = [(t - 1) % cols for t in line if t and (t - 1) // cols == r]
+            total += 2 * (len(places) - longest_run(places))
+        for c in range(cols):
+            line = [board[r * cols + c] for r in range(rows)]
+            places = [(t - 1) // cols for t in line if t and (t - 1) % cols == c]
+            total += 2 * (len(places) - longest_run(places))
+        return total
+
+    rng = random.Random(5)
+    for _ in range(200):
+        rows, cols = rng.randint(2, 8), rng.randint(2, 8)
+        n = rows * cols
+        board = list(range(n))
+        rng.shuffle(board)
+        cells = np.arange(n, dtype=np.int64).reshape(rows, cols)
+        home_row = np.array([0] + [(t - 1) // cols for t in range(1, n)], np.int64)
+        home_col = np.array([0] + [(t - 1) % cols for t in range(1, n)], np.int64)
+        got = kernels._conflicts(
+            np.array(board, np.uint8), rows, cols, cells, cells.T.copy(), home_row, home_col
+        )
+        assert got == brute(board, rows, cols), (rows, cols, board)

@@ -1,18 +1,24 @@
-"""A fast solver for any board up to 8x8, not optimal: it peels the top row or the left column
-off the unsolved region, one small group of tiles at a time, then solves the last 3x3 (or
-smaller) region optimally.
+"""A fast solver for any board up to 8x8, not optimal, in two stages.
 
-Each group is placed by a weighted A* over the cells of the group's tiles and the hole (the
-other tiles do not matter to that goal), with the tiles already placed held still.
+First an answer that always comes quickly: peel the top row or the left column off the
+unsolved region, one small group of tiles at a time, then solve the last 4x4 or 3x3 region
+optimally. Each group is placed by a weighted A* over the cells of the group's tiles and the
+hole (the other tiles do not matter to that goal), with the tiles already placed held still.
+
+Then, while its time lasts, shorter answers: beam searches of growing width over whole
+boards, ranked by Manhattan distance plus linear conflicts (``kernels.beam_layer``). The
+shortest answer found is returned.
 """
 
 from __future__ import annotations
 
 import heapq
+from functools import lru_cache
 from itertools import count
+from typing import Any
 
 from webapp.games.sliding.heuristics import move_table
-from webapp.games.sliding.level import Level
+from webapp.games.sliding.level import Level, goal
 from webapp.games.sliding.pdb import databases_ready
 from webapp.games.sliding.solver import idastar_conflict
 from webapp.search import Limits, Monitor, Result, Stop, run_search
@@ -26,13 +32,164 @@ LINE_GROUP = 3
 #: A group search that expands more states than this gives up and the group is split.
 GROUP_BUDGET = 60_000
 #: Expansions allowed to the optimal search of a last 4x4 region before peeling on instead.
-DATABASE_BUDGET = 2_500_000
+DATABASE_BUDGET = 40_000_000
 #: And at most this many seconds, so a hard last 4x4 never holds the answer up for long.
 DATABASE_SECONDS = 4.0
 
 
+#: The beam stage's share of a solve: it stops widening past this many seconds.
+BEAM_SECONDS = 4.5
+#: The first and the largest beam width; each next beam is four times wider.
+BEAM_WIDTHS = (1 << 8, 1 << 18)
+#: Most boards a beam's table of seen boards may hold (8 bytes each, half full at most).
+SEEN_CAPACITY = 1 << 25
+
+
 def solve_fast(level: Level, board: Board, monitor: Monitor) -> Result:
-    return run_search(lambda m: _reduce(level, board, m), monitor)
+    return run_search(lambda m: _fast(level, board, m), monitor)
+
+
+def _fast(level: Level, board: Board, monitor: Monitor) -> Result:
+    """A narrow beam first (milliseconds); the reduction only if that finds nothing; then
+    beams four times wider each, while the time and node limits allow another one."""
+    if board == goal(level.rows, level.cols):
+        return monitor.result("solved", moves=[], optimal=False)
+    rows, cols = level.rows, level.cols
+    _warm_up()
+    started = monitor.elapsed
+    width, widest = BEAM_WIDTHS
+    depth_cap = 16 * rows * cols  # far above any beam's answer: a safety net, no more
+    best = beam_search(rows, cols, board, width, depth_cap, monitor)
+    extra: dict[str, Any] = {"beam_width": width}
+    if best is None:
+        reduced = _reduce(level, board, monitor)
+        best = list(reduced.moves or [])
+        extra = {"reduction_length": len(best)}
+    budget = BEAM_SECONDS
+    if monitor.limits.seconds is not None:
+        budget = min(budget, monitor.limits.seconds * 0.8 - started)
+    nodes = monitor.limits.nodes
+    last_seconds = monitor.elapsed - started
+    last_nodes = monitor.expanded
+    width *= 4
+    while (
+        width <= widest
+        and len(best) > 1
+        and monitor.elapsed - started + 4 * last_seconds <= budget
+        and (nodes is None or monitor.expanded + 4 * last_nodes <= nodes)
+        and 3 * width * len(best) <= SEEN_CAPACITY // 2
+    ):
+        monitor.note = f"beam of width {width}: best so far {len(best)} moves"
+        began, began_nodes = monitor.elapsed, monitor.expanded
+        try:
+            found = beam_search(rows, cols, board, width, len(best) - 1, monitor)
+        except Stop as stop:
+            if stop.reason == "cancelled":
+                raise
+            break  # out of time, nodes or memory: the best answer so far stands
+        last_seconds = monitor.elapsed - began
+        last_nodes = monitor.expanded - began_nodes
+        if found is not None and len(found) < len(best):
+            best = found
+            extra["beam_width"] = width
+        width *= 4
+    monitor.tick(monitor.expanded, monitor.generated, 0, len(best), force=True)
+    return monitor.result("solved", moves=best, optimal=False, extra=extra)
+
+
+def beam_search(
+    rows: int, cols: int, start: Board, width: int, longest: int, monitor: Monitor
+) -> list[str] | None:
+    """A beam search of ``width`` boards a layer, at most ``longest`` layers deep: each layer
+    keeps the children of the last with the least Manhattan distance plus linear conflicts,
+    no board twice. The moves to the goal, or None if the beam found none."""
+    import numpy as np
+
+    from webapp.games.sliding import kernels
+
+    n = rows * cols
+    table = move_table(rows, cols)
+    move_cell = np.zeros((n, 4), np.int64)
+    move_count = np.array([len(table[h]) for h in range(n)], np.int64)
+    for h in range(n):
+        for j, (cell, _k, _token) in enumerate(table[h]):
+            move_cell[h, j] = cell
+    tokens = {(h, cell): token for h in range(n) for cell, _k, token in table[h]}
+    row_cells = np.arange(n, dtype=np.int64).reshape(rows, cols)
+    col_cells = np.ascontiguousarray(row_cells.T)
+    home_row = np.array([0] + [(t - 1) // cols for t in range(1, n)], np.int64)
+    home_col = np.array([0] + [(t - 1) % cols for t in range(1, n)], np.int64)
+    cell_row, cell_col = np.divmod(np.arange(n, dtype=np.int64), cols)
+    distance = np.abs(home_row[:, None] - cell_row[None, :]) + np.abs(
+        home_col[:, None] - cell_col[None, :]
+    )
+    distance[0, :] = 0
+    rng = np.random.default_rng(n)
+    zobrist = rng.integers(1, 2**63, size=(n, n), dtype=np.uint64)
+    zobrist[0, :] = 0
+    seen = np.zeros(min(SEEN_CAPACITY, _power_of_two(8 * width * max(longest, 1))), np.uint64)
+
+    def layer() -> tuple[Any, ...]:
+        return (
+            np.zeros((width, n), np.uint8),
+            np.zeros(width, np.int64),
+            np.zeros(width, np.int64),
+            np.zeros(width, np.int64),
+            np.zeros(width, np.uint64),
+        )
+
+    current, following = layer(), layer()
+    boards, holes, manhattans, conflicts, keys = current
+    boards[0, :] = start
+    holes[0] = list(start).index(0)
+    manhattans[0] = int(distance[np.array(start), np.arange(n)].sum())
+    conflicts[0] = kernels._conflicts(
+        boards[0], rows, cols, row_cells, col_cells, home_row, home_col
+    )
+    keys[0] = np.bitwise_xor.reduce(zobrist[np.array(start), np.arange(n)])
+    kernels._seen_add(seen, keys[0])
+    count = 1
+    parents: list[Any] = []
+    hole_cells: list[Any] = [holes[:1].astype(np.int32)]
+    parent = np.zeros(width, np.int64)
+    made = 0
+    for depth in range(1, longest + 1):
+        count, solved = kernels.beam_layer(
+            *current, count, rows, cols, row_cells, col_cells, home_row, home_col,
+            distance, zobrist, seen, move_cell, move_count, *following, parent,
+        )  # fmt: skip
+        made += 3 * count
+        front = following[0][0]
+        monitor.tick(
+            monitor.expanded + count, monitor.generated + count, count, depth,
+            lambda front=front: tuple(int(t) for t in front),
+        )  # fmt: skip
+        if count == 0 or made > len(seen) // 2:
+            return None
+        parents.append(parent[:count].astype(np.int32))
+        hole_cells.append(following[1][:count].astype(np.int32))
+        current, following = following, current
+        if solved >= 0:
+            cells = []
+            at = solved
+            for d in range(depth, 0, -1):
+                cells.append(int(hole_cells[d][at]))
+                at = int(parents[d - 1][at])
+            cells.append(int(hole_cells[0][0]))
+            cells.reverse()
+            return [tokens[a, b] for a, b in zip(cells, cells[1:], strict=False)]
+    return None
+
+
+@lru_cache(maxsize=1)
+def _warm_up() -> None:
+    """Load (or, on a new install, compile) the beam kernels once per process, on a tiny
+    board, so the time of the first real beam predicts the next one's."""
+    beam_search(2, 3, (4, 1, 3, 0, 2, 5), 4, 30, Monitor(Limits(), None))
+
+
+def _power_of_two(at_least: int) -> int:
+    return 1 << max(10, (at_least - 1).bit_length())
 
 
 class _Run:

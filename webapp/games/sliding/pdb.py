@@ -374,7 +374,14 @@ def _search(start: Board, monitor: Monitor) -> Result:
 
 def pdb_idastar(start: Board, tables: list[bytes], monitor: Monitor) -> Result:
     """IDA* on the 4x4 with the 6-6-3 databases, taking the max of the board's value and its
-    mirror image's (the board reflected in the main diagonal, tiles relabelled to match)."""
+    mirror image's (the board reflected in the main diagonal, tiles relabelled to match).
+
+    The search loop is ``kernels.pdb_ida`` (compiled); this sets up its arrays and runs it
+    in slices of ``SLICE`` nodes, ticking the monitor between slices."""
+    import numpy as np
+
+    from webapp.games.sliding import kernels
+
     rows = cols = 4
     n = rows * cols
     partition = PARTITION_4X4
@@ -389,10 +396,9 @@ def pdb_idastar(start: Board, tables: list[bytes], monitor: Monitor) -> Result:
             weight[tile] = BASE**i
     mirror_pattern = [pattern_of[mirror[t]] for t in range(n)]
     mirror_weight = [weight[mirror[t]] for t in range(n)]
-    board = list(start)
     index = [0] * len(partition)
     mirror_index = [0] * len(partition)
-    for cell, tile in enumerate(board):
+    for cell, tile in enumerate(start):
         if tile:
             index[pattern_of[tile]] += cell * weight[tile]
             mirror_index[mirror_pattern[tile]] += transpose[cell] * mirror_weight[tile]
@@ -402,83 +408,99 @@ def pdb_idastar(start: Board, tables: list[bytes], monitor: Monitor) -> Result:
     mirror_step = (-cols, cols, -1, 1)
     shift = [board_step[k] * weight[t] for t in range(n) for k in range(4)]
     mirror_shift = [mirror_step[k] * mirror_weight[t] for t in range(n) for k in range(4)]
-    table_of = [tables[pattern_of[t]] for t in range(n)]
-    mirror_table_of = [tables[mirror_pattern[t]] for t in range(n)]
-    value = [tables[p][index[p]] for p in range(len(partition))]
-    mirror_value = [tables[p][mirror_index[p]] for p in range(len(partition))]
-    # Per hole cell: (tile cell, direction, token).
-    moves = [tuple(row) for row in move_table(rows, cols)]
-    path: list[str] = []
-    stride = monitor.stride
-    expanded = generated = 0
-    next_bound = 0
-    bound = 0
+    flat, offsets = _joined(tables)
+    value = [int(flat[offsets[p] + index[p]]) for p in range(len(partition))]
+    mirror_value = [int(flat[offsets[p] + mirror_index[p]]) for p in range(len(partition))]
+    table = move_table(rows, cols)
+    move_cell = np.zeros((n, 4), np.int64)
+    move_dir = np.zeros((n, 4), np.int64)
+    move_count = np.array([len(table[h]) for h in range(n)], np.int64)
+    for h in range(n):
+        for j, (cell, k, _token) in enumerate(table[h]):
+            move_cell[h, j] = cell
+            move_dir[h, j] = k
+    tokens = {(h, cell): token for h in range(n) for cell, _k, token in table[h]}
 
-    def dfs(hole: int, g: int, previous: int, h_plain: int, h_mirror: int) -> bool:
-        nonlocal next_bound, expanded, generated
-        expanded += 1
-        if expanded % stride == 0:
-            monitor.tick(expanded, generated, 0, bound, lambda: tuple(board))
-        g1 = g + 1
-        room = bound - g1
-        for cell, k, token in moves[hole]:
-            if cell == previous:
-                continue
-            tile = board[cell]
-            key = tile * 4 + k
-            p = pattern_of[tile]
-            new = index[p] + shift[key]
-            new_value = table_of[tile][new]
-            plain = h_plain - value[p] + new_value
-            if plain > room:
-                if g1 + plain < next_bound:
-                    next_bound = g1 + plain
-                continue
-            q = mirror_pattern[tile]
-            mirror_new = mirror_index[q] + mirror_shift[key]
-            mirror_new_value = mirror_table_of[tile][mirror_new]
-            mirrored = h_mirror - mirror_value[q] + mirror_new_value
-            if mirrored > room:
-                if g1 + mirrored < next_bound:
-                    next_bound = g1 + mirrored
-                continue
-            generated += 1
-            if plain == 0:
-                path.append(token)
-                return True
-            old = index[p]
-            old_value = value[p]
-            mirror_old = mirror_index[q]
-            mirror_old_value = mirror_value[q]
-            board[hole] = tile
-            board[cell] = 0
-            index[p] = new
-            value[p] = new_value
-            mirror_index[q] = mirror_new
-            mirror_value[q] = mirror_new_value
-            path.append(token)
-            if dfs(cell, g1, hole, plain, mirrored):
-                return True
-            path.pop()
-            board[cell] = tile
-            board[hole] = 0
-            index[p] = old
-            value[p] = old_value
-            mirror_index[q] = mirror_old
-            mirror_value[q] = mirror_old_value
-        return False
+    def ints(values: list[int]) -> Any:
+        return np.array(values, np.int64)
 
-    h_plain = sum(value)
-    h_mirror = sum(mirror_value)
-    if tuple(board) == goal(rows, cols):
+    board = np.array(start, np.uint8)
+    index_a, value_a = ints(index), ints(value)
+    mirror_index_a, mirror_value_a = ints(mirror_index), ints(mirror_value)
+    depth_cap = kernels.MAX_DEPTH
+    holes = np.zeros(depth_cap, np.int64)
+    slot = np.zeros(depth_cap, np.int64)
+    h_plain = np.zeros(depth_cap, np.int64)
+    h_mirror = np.zeros(depth_cap, np.int64)
+    undo = np.zeros((depth_cap, 4), np.int64)
+    state = np.zeros(kernels.STATE_SIZE, np.int64)
+    if tuple(start) == goal(rows, cols):
         return monitor.result("solved", moves=[], optimal=True)
-    bound = max(h_plain, h_mirror)
-    hole0 = board.index(0)
+    bound = max(sum(value), sum(mirror_value))
+    holes[0] = list(start).index(0)
+    h_plain[0] = sum(value)
+    h_mirror[0] = sum(mirror_value)
+    limit = monitor.limits.nodes
+
+    def sample() -> Board:
+        return tuple(int(t) for t in board)
+
     while True:
+        if bound >= depth_cap:
+            return monitor.result("error", error=f"no solution within {depth_cap} moves")
+        state[kernels.DEPTH] = 0
+        state[kernels.BOUND] = bound
+        state[kernels.NEXT_BOUND] = 1 << 30
+        slot[0] = 0
         monitor.note = f"f-bound {bound}"
-        monitor.tick(expanded, generated, 0, bound, lambda: tuple(board), force=True)
-        next_bound = 1 << 30
-        if dfs(hole0, 0, -1, h_plain, h_mirror):
-            monitor.tick(expanded, generated, 0, bound, force=True)
-            return monitor.result("solved", moves=list(path), optimal=True, extra={"bound": bound})
-        bound = next_bound
+        monitor.tick(
+            int(state[kernels.EXPANDED]),
+            int(state[kernels.GENERATED]),
+            0,
+            bound,
+            sample,
+            force=True,
+        )
+        while True:
+            budget = SLICE
+            if limit is not None:
+                budget = max(1, min(budget, limit - int(state[kernels.EXPANDED])))
+            status = kernels.pdb_ida(
+                board, flat, offsets, ints(pattern_of), ints(shift), ints(mirror_pattern),
+                ints(mirror_shift), move_cell, move_dir, move_count, index_a, value_a,
+                mirror_index_a, mirror_value_a, holes, slot, h_plain, h_mirror, undo, state,
+                budget,
+            )  # fmt: skip
+            expanded, generated = int(state[kernels.EXPANDED]), int(state[kernels.GENERATED])
+            if status == kernels.FOUND:
+                monitor.tick(expanded, generated, 0, bound, force=True)
+                depth = int(state[kernels.DEPTH])
+                cells = [int(c) for c in holes[: depth + 1]]
+                path = [tokens[a, b] for a, b in zip(cells, cells[1:], strict=False)]
+                return monitor.result("solved", moves=path, optimal=True, extra={"bound": bound})
+            monitor.tick(expanded, generated, 0, bound, sample)
+            if status == kernels.EXHAUSTED:
+                break
+        bound = int(state[kernels.NEXT_BOUND])
+
+
+#: Nodes per kernel call: a few milliseconds of search between monitor ticks.
+SLICE = 1 << 16
+
+
+def _joined(tables: list[bytes]) -> tuple[Any, Any]:
+    """The tables laid end to end in one numpy array, and where each starts (kept per process:
+    the 6-6-3 tables are 32 MB)."""
+    import numpy as np
+
+    key = tuple(id(t) for t in tables)
+    cached = _joined_cache.get(key)
+    if cached is None:
+        offsets = np.cumsum([0] + [len(t) for t in tables[:-1]]).astype(np.int64)
+        flat = np.frombuffer(b"".join(tables), np.uint8)
+        _joined_cache.clear()
+        cached = _joined_cache[key] = (flat, offsets, tables)
+    return cached[0], cached[1]
+
+
+_joined_cache: dict[tuple[int, ...], tuple[Any, Any, list[bytes]]] = {}
