@@ -171,3 +171,74 @@ def test_solutions_only_use_legal_moves() -> None:
         board = GAME.apply(level, board, move)
     with pytest.raises(IllegalMove):
         GAME.apply(level, board, result.moves[0])
+
+
+# -- the compiled search -----------------------------------------------------------------------
+
+
+def test_the_compiled_bound_equals_the_reference_bound_on_played_boards() -> None:
+    # kernels.estimate is bounds.Bounds.estimate rewritten for numba: on boards met in random
+    # play on levels of several packs (colours of 2 to 10 blocks) the two must agree.
+    import random
+
+    import numpy as np
+
+    from webapp.games.vexed import kernels
+    from webapp.games.vexed.solver import _CompiledSearch
+
+    rng = random.Random(3)
+    levels = [
+        level_of("32_variety_25_pack.txt", 48),
+        level_of("07_impossible_pack.txt", 1),
+        level_of("03_classic_ii_levels.txt", 2),
+        *(level_of("02_classic_levels.txt", n) for n in (5, 20, 40, 59)),
+    ]
+    checked = 0
+    for level in levels:
+        compact = Compact(level)
+        bounds = Bounds(compact)
+        search = _CompiledSearch(compact, bounds, 64)
+        memo_keys = np.zeros(1 << 16, np.int64)
+        memo_values = np.zeros(1 << 16, np.int64)
+        state = np.zeros(kernels.STATE_SIZE, np.int64)
+        m = search.m
+        counts = np.empty(kernels.COLOUR_SLOTS, np.int64)
+        starts = np.empty(kernels.COLOUR_SLOTS, np.int64)
+        members = np.empty(m, np.int64)
+        for _ in range(15):
+            board = GAME.start(level)
+            for _ in range(rng.randint(0, 12)):
+                moves = GAME.legal_moves(level, board)
+                if not moves:
+                    break
+                board = GAME.apply(level, board, rng.choice(moves))
+            encoded = compact.encode(board)
+            expected = bounds.estimate(encoded)
+            got = kernels.estimate(
+                search.row(encoded), memo_keys, memo_values, state, search.reach,
+                search.near, search.pair, search.column, m, counts, starts, members,
+            )  # fmt: skip
+            assert got == expected, (level.title, board)
+            checked += 1
+    assert checked == 15 * len(levels)
+
+
+def test_the_table_of_boards_grows_without_changing_the_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from webapp.games.vexed import solver
+
+    level = level_of("32_variety_25_pack.txt", 48)  # Dark Lord: 8,685 boards
+    roomy = solve(GAME, level, "fast")
+    monkeypatch.setattr(solver, "TABLE_START", 1 << 8)  # doubles six times on the way
+    grown = solve(GAME, level, "fast")
+    assert grown.moves == roomy.moves and grown.cost == 25
+    assert (grown.expanded, grown.generated) == (roomy.expanded, roomy.generated)
+
+
+def test_a_full_pool_is_reported_as_the_memory_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from webapp.games.vexed import solver
+
+    monkeypatch.setattr(solver, "POOL_SHARE", 0)  # the smallest pool: 4,096 boards
+    result = solve(GAME, level_of("32_variety_25_pack.txt", 48), "fast")
+    assert result.status == "memory-limit"

@@ -14,13 +14,10 @@ from webapp.games.vexed.bounds import INF, Bounds
 from webapp.games.vexed.compact import Compact, Slide
 from webapp.games.vexed.level import Level
 from webapp.games.vexed.rules import Board
-from webapp.search import Monitor, Result, SearchProblem, bfs, run_search
+from webapp.search import Monitor, Result, SearchProblem, Stop, bfs, run_search
 
 #: bfs-all lists at most this many solutions; it still counts all of them.
 MAX_LISTED = 1000
-
-#: The visited-table entry of a board whose lower bound is infinite: never worth queueing.
-DEAD: tuple[int, None] = (-1, None)
 
 
 class VexedProblem(SearchProblem[bytes]):
@@ -167,7 +164,13 @@ def _all_paths(
 
 
 def solve_fast(level: Level, state: Board, monitor: Monitor) -> Result:
-    """A* on f = moves + the colour bound, with f buckets, deepest first within a bucket."""
+    """A* on f = moves + the colour bound, with f buckets, deepest first within a bucket.
+
+    The search loop is ``kernels.astar`` (compiled); this builds its tables from ``Bounds``,
+    sizes its pool from the memory limit and runs it in slices of ``SLICE`` expansions,
+    ticking the monitor between slices."""
+    from webapp.games.vexed import kernels  # numba: only solver processes load it
+
     compact = Compact(level)
     bounds = Bounds(compact)
     start = compact.settle(compact.encode(state))
@@ -178,99 +181,170 @@ def solve_fast(level: Level, state: Board, monitor: Monitor) -> Result:
         extra: dict[str, Any] = {"lower_bound": h0}
         if start == goal:
             return monitor.result("solved", moves=[], cost=0, optimal=True, extra=extra)
-        if h0 >= INF:
+        if h0 >= INF or compact.has_lone_block(start):
             extra["boards"] = 1
             return monitor.result("unsolvable", extra=extra)
-        estimate = bounds.estimate
-        children = compact.children
-        stride = monitor.stride
-        # parent[board] = (moves to reach it, the board before it).
-        parent: dict[bytes, tuple[int, bytes | None]] = {start: (0, None)}
-        # stacks[f - f_low][g]: boards waiting with that f and g; deepest g is taken first.
-        f_low = h0
-        stacks: list[list[list[bytes]]] = [[[] for _ in range(h0 + 1)]]
-        stacks[0][0].append(start)
-        waiting = 1
-        expanded = 0
-        generated = 1
-        bound = h0
-        while waiting:
-            by_g = stacks[bound - f_low]
-            while by_g and not by_g[-1]:
-                by_g.pop()
-            if not by_g:
-                bound += 1
-                if bound - f_low >= len(stacks):
-                    break
-                monitor.note = f"f-bound {bound}"
-                continue
-            g = len(by_g) - 1
-            board = by_g[g].pop()
-            waiting -= 1
-            if parent[board][0] != g:
-                continue  # reached again more cheaply after this entry was queued
-            if board == goal:
+        search = _CompiledSearch(compact, bounds, monitor.limits.memory_mb)
+        search.push_start(start, h0)
+        limit = monitor.limits.nodes
+        while True:
+            budget = SLICE
+            if limit is not None:
+                budget = max(1, min(budget, limit - search.counters()[0]))
+            status = search.run(budget)
+            expanded, generated, waiting, bound = search.counters()
+            if status == kernels.FOUND:
                 monitor.tick(expanded, generated, waiting, bound, force=True)
                 extra["boards"] = generated
-                moves = _replay_path(compact, parent, goal)
-                return monitor.result("solved", moves=moves, cost=g, optimal=True, extra=extra)
-            expanded += 1
-            if expanded % stride == 0:
-                monitor.tick(
-                    expanded,
-                    generated,
-                    waiting,
-                    bound,
-                    lambda board=board: compact.decode(board),
+                path = search.path()
+                moves = _tokens(compact, path)
+                return monitor.result(
+                    "solved", moves=moves, cost=len(moves), optimal=True, extra=extra
                 )
-            child_g = g + 1
-            for _slide, child in children(board):
-                known = parent.get(child)
-                if known is not None and known[0] <= child_g:
-                    continue
-                if child == goal:
-                    parent[child] = (child_g, board)
-                    if child_g == bound:
-                        monitor.tick(expanded, generated + 1, waiting, bound, force=True)
-                        extra["boards"] = generated + 1
-                        moves = _replay_path(compact, parent, goal)
-                        return monitor.result(
-                            "solved", moves=moves, cost=child_g, optimal=True, extra=extra
-                        )
-                    h = 0
-                else:
-                    h = estimate(child)
-                    if h >= INF:
-                        parent[child] = DEAD  # so that it is not estimated again
-                        continue
-                parent[child] = (child_g, board)
-                generated += 1
-                f = child_g + h
-                index = f - f_low
-                while len(stacks) <= index:
-                    stacks.append([])
-                by_f = stacks[index]
-                while len(by_f) <= child_g:
-                    by_f.append([])
-                by_f[child_g].append(child)
-                waiting += 1
-        monitor.tick(expanded, generated, 0, bound, force=True)
-        extra["boards"] = generated
-        return monitor.result("unsolvable", extra=extra)
+            if status == kernels.EXHAUSTED:
+                monitor.tick(expanded, generated, 0, bound, force=True)
+                extra["boards"] = generated
+                return monitor.result("unsolvable", extra=extra)
+            if status == kernels.FULL:
+                raise Stop("memory-limit")
+            monitor.note = f"f-bound {bound}"
+            monitor.tick(expanded, generated, waiting, bound, search.sample)
 
     return run_search(search, monitor)
 
 
-def _replay_path(
-    compact: Compact, parent: dict[bytes, tuple[int, bytes | None]], goal: bytes
-) -> list[str]:
-    """The move tokens from the start to ``goal``, recovered by regenerating each step."""
-    boards = [goal]
-    link = parent[goal][1]
-    while link is not None:
-        boards.append(link)
-        link = parent[link][1]
-    boards.reverse()
+#: Expansions per kernel call: a few milliseconds between monitor ticks.
+SLICE = 1 << 14
+#: Slots in the table of boards at first; it doubles whenever it is half full.
+TABLE_START = 1 << 16
+#: The share of the memory limit the board pool may take.
+POOL_SHARE = 0.5
+
+
+class _CompiledSearch:
+    """The arrays of one ``kernels.astar`` run and the conversions to and from them."""
+
+    def __init__(self, compact: Compact, bounds: Bounds, memory_mb: int | None):
+        import numpy as np
+
+        self.compact = compact
+        cells = compact.cells
+        m = self.m = len(cells)
+        self.cell_at = np.array(cells, np.int64)
+        at = {cell: i for i, cell in enumerate(cells)}
+        reach = np.full((m, m), INF, np.int64)
+        near = np.full((m, m), INF, np.int64)
+        for i, cell in enumerate(cells):
+            r, n = bounds.reach(cell), bounds.near(cell)
+            reach[i] = [r[c] for c in cells]
+            near[i] = [n[c] for c in cells]
+        pair = np.minimum((reach[:, None, :] + near[None, :, :]).min(axis=2), INF)
+        self.reach, self.near, self.pair = reach, near, pair
+        self.column = np.array([cell % compact.stride for cell in cells], np.int64)
+        del at
+        per_board = m + 40  # pool row, g, parent, two table slots and two open-list entries
+        budget = (memory_mb or 2048) * POOL_SHARE * 2**20
+        capacity = max(1 << 12, int(budget // per_board))
+        self.pool = np.zeros((capacity, m), np.uint8)
+        # np.zeros and np.empty take pages from the system only as the search fills them.
+        self.g_of = np.empty(capacity, np.int32)
+        self.parent = np.empty(capacity, np.int32)
+        self.table = np.zeros(TABLE_START, np.int64)
+        from webapp.games.vexed import kernels
+
+        self.heads = np.full((kernels.F_CAP, kernels.G_CAP), -1, np.int32)
+        self.top_g = np.full(kernels.F_CAP, -1, np.int64)
+        self.entry_board = np.zeros(2 * capacity, np.int32)
+        self.entry_next = np.zeros(2 * capacity, np.int32)
+        self.walls = np.frombuffer(compact.cleared, np.uint8).copy()
+        self.memo_keys = np.zeros(TABLE_START, np.int64)
+        self.memo_values = np.zeros(TABLE_START, np.int64)
+        self.state = np.zeros(kernels.STATE_SIZE, np.int64)
+
+    def row(self, board: bytes) -> Any:
+        import numpy as np
+
+        return np.frombuffer(board, np.uint8)[self.cell_at]
+
+    def board(self, board_id: int) -> bytes:
+        grid = bytearray(self.compact.cleared)
+        for cell, value in zip(self.compact.cells, self.pool[board_id].tolist(), strict=True):
+            grid[cell] = value
+        return bytes(grid)
+
+    def push_start(self, start: bytes, h0: int) -> None:
+        from webapp.games.vexed import kernels
+
+        state = self.state
+        kernels._find_or_add(self.pool, self.table, self.row(start), self.m, state)
+        self.g_of[0] = 0
+        self.parent[0] = -1
+        self.entry_board[0] = 0
+        self.entry_next[0] = -1
+        self.heads[h0, 0] = 0
+        self.top_g[h0] = 0
+        state[kernels.ENTRIES] = 1
+        state[kernels.WAITING] = 1
+        state[kernels.GENERATED] = 1
+        state[kernels.BOUND] = h0
+
+    def run(self, budget: int) -> int:
+        import numpy as np
+
+        from webapp.games.vexed import kernels
+
+        while True:
+            status = kernels.astar(
+                self.pool, self.g_of, self.parent, self.table, self.heads, self.top_g,
+                self.entry_board, self.entry_next, self.walls, self.cell_at,
+                self.compact.stride, self.memo_keys, self.memo_values, self.reach, self.near,
+                self.pair, self.column, self.state, budget,
+            )  # fmt: skip
+            if status != kernels.GROW:
+                return status
+            boards = int(self.state[kernels.BOARDS])
+            if boards + 4 * self.m > len(self.table) // 2:
+                self.table = np.zeros(2 * len(self.table), np.int64)
+                kernels.rehash(self.pool, boards, self.table, self.m)
+            if (
+                int(self.state[kernels.MEMO]) + kernels.COLOUR_SLOTS * 2 * self.m
+                > len(self.memo_keys) // 2
+            ):
+                keys = np.zeros(2 * len(self.memo_keys), np.int64)
+                values = np.zeros(2 * len(self.memo_keys), np.int64)
+                kernels.memo_rehash(self.memo_keys, self.memo_values, keys, values)
+                self.memo_keys, self.memo_values = keys, values
+
+    def counters(self) -> tuple[int, int, int, int]:
+        from webapp.games.vexed import kernels
+
+        state = self.state
+        return (
+            int(state[kernels.EXPANDED]),
+            int(state[kernels.GENERATED]),
+            int(state[kernels.WAITING]),
+            int(state[kernels.BOUND]),
+        )
+
+    def sample(self) -> Board:
+        from webapp.games.vexed import kernels
+
+        return self.compact.decode(self.board(int(self.state[kernels.LAST])))
+
+    def path(self) -> list[bytes]:
+        from webapp.games.vexed import kernels
+
+        boards = []
+        at = int(self.state[kernels.GOAL])
+        while at >= 0:
+            boards.append(self.board(at))
+            at = int(self.parent[at])
+        boards.reverse()
+        return boards
+
+
+def _tokens(compact: Compact, boards: list[bytes]) -> list[str]:
+    """The move tokens along a path of boards, recovered by regenerating each step."""
     moves = []
     for before, after in zip(boards, boards[1:], strict=False):
         slide = next(s for s, child in compact.children(before, prune=False) if child == after)

@@ -1,0 +1,517 @@
+"""Vexed's optimal A*, compiled with numba.
+
+The same search as docs/vexed-solver.md describes -- settled boards, the lone-block prune,
+f buckets taken deepest first, the per-colour lower bound -- written over flat numpy arrays
+so numba can compile it: CPython managed about 20,000 boards a second, which left the hard
+levels out of reach. Boards live in one pool (a row per board: the byte of every open cell),
+found again through an open-addressing table of their hashes; each board keeps its g and its
+parent. The per-colour bounds are remembered in a numba dictionary keyed by the colour's
+cells, as the Python ``Bounds`` does (``bounds.py`` stays the readable reference, and a test
+checks the two agree).
+
+``astar`` runs for a bounded number of expansions and returns; everything it needs to go on
+is in its arrays, so the caller ticks the monitor between calls (limits, progress,
+cancellation).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+INF = 10**6
+#: Colours with more blocks than this get the cheaper "everyone needs a partner" bound
+#: (as ``bounds.LARGE_COLOUR``).
+LARGE_COLOUR = 6
+#: Blocks take byte values 2 .. 2 + 25.
+COLOUR_SLOTS = 28
+
+# Kernel outcomes.
+RUNNING = 0
+FOUND = 1
+EXHAUSTED = 2  # the open list ran dry: no solution
+FULL = 3  # the pool or the open list is full: the memory share is spent
+GROW = 4  # the table of boards is half full: rehash into a larger one, then go on
+
+# Slots of the search's state array.
+BOUND, EXPANDED, GENERATED, WAITING, BOARDS, ENTRIES, GOAL, LAST, MEMO = range(9)
+STATE_SIZE = 9
+
+#: The g of a board met but never queued.
+NEVER = 2**31 - 1
+
+#: f and g beyond these are not queued (no published level comes near).
+F_CAP = 1024
+G_CAP = 512
+
+
+# -- the lower bound ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _popcount(x):
+    count = 0
+    while x:
+        x &= x - 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def _star(members, mask, reach, near, m):
+    """The fewest moves for the lone blocks of ``mask`` (indices into ``members``) to form a
+    star: one of them with all the others beside it."""
+    size = _popcount(mask)
+    if size == 2:
+        a = -1
+        b = -1
+        for i in range(len(members)):
+            if mask >> i & 1:
+                if a < 0:
+                    a = members[i]
+                else:
+                    b = members[i]
+        best = INF
+        for p in range(m):
+            total = reach[a, p] + near[b, p]
+            if total < best:
+                best = total
+        return best
+    best = INF
+    for c in range(len(members)):
+        if not mask >> c & 1:
+            continue
+        centre = members[c]
+        for p in range(m):
+            total = reach[centre, p]
+            if total >= best:
+                continue
+            for leaf in range(len(members)):
+                if leaf != c and mask >> leaf & 1:
+                    total += near[members[leaf], p]
+            if total < best:
+                best = total
+    return min(best, INF)
+
+
+@njit(cache=True)
+def _colour_bound(members, reach, near, pair, column, m):
+    """A lower bound on the moves of one colour's blocks (open-cell indices, ascending) until
+    all have vanished: the cheapest split into groups of two or more, a group costing the
+    larger of its empty columns and its cheapest cover by stars (bounds.py, with proofs in
+    docs/vexed-solver.md)."""
+    k = len(members)
+    if k == 0:
+        return 0
+    if k == 1:
+        return INF
+    if k > LARGE_COLOUR:
+        worst = 0
+        for a in range(k):
+            nearest = INF
+            for b in range(k):
+                if b != a and pair[members[a], members[b]] < nearest:
+                    nearest = pair[members[a], members[b]]
+            if nearest > worst:
+                worst = nearest
+        return min(worst, INF)
+    full = (1 << k) - 1
+    star = np.full(full + 1, INF, np.int64)
+    for mask in range(1, full + 1):
+        size = _popcount(mask)
+        if 2 <= size <= 5:
+            star[mask] = _star(members, mask, reach, near, m)
+    # cover[mask]: the cheapest split of ``mask`` into stars of two to five blocks.
+    cover = np.full(full + 1, INF, np.int64)
+    cover[0] = 0
+    for mask in range(1, full + 1):
+        low = mask & -mask
+        rest = mask ^ low
+        sub = rest
+        best = INF
+        while sub:
+            remainder = rest ^ sub
+            if _popcount(sub) + 1 <= 5 and (remainder == 0 or remainder & (remainder - 1)):
+                total = star[low | sub] + cover[remainder]
+                if total < best:
+                    best = total
+            sub = (sub - 1) & rest
+        cover[mask] = min(best, INF)
+    # split[mask]: the cheapest split of ``mask`` into vanishing groups.
+    split = np.full(full + 1, INF, np.int64)
+    split[0] = 0
+    columns = np.empty(k, np.int64)
+    for mask in range(1, full + 1):
+        low = mask & -mask
+        rest = mask ^ low
+        sub = rest
+        best = INF
+        while sub:
+            remainder = rest ^ sub
+            if remainder == 0 or remainder & (remainder - 1):
+                group = low | sub
+                # The empty columns strictly inside the group's span.
+                count = 0
+                for i in range(k):
+                    if group >> i & 1:
+                        columns[count] = column[members[i]]
+                        count += 1
+                sorted_columns = np.sort(columns[:count])
+                gaps = 0
+                for i in range(count - 1):
+                    step = sorted_columns[i + 1] - sorted_columns[i] - 1
+                    if step > 0:
+                        gaps += step
+                cost = max(gaps, cover[group])
+                total = cost + split[remainder]
+                if total < best:
+                    best = total
+            sub = (sub - 1) & rest
+        split[mask] = min(best, INF)
+    return split[full]
+
+
+@njit(cache=True)
+def _memo_slot(keys, key):
+    """The slot of ``key`` in the open-addressing table ``keys`` (0 marks a free slot; keys
+    are never 0), or of the free slot where it belongs."""
+    mask = len(keys) - 1
+    slot = np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20)) & mask
+    while keys[slot] != 0 and keys[slot] != key:
+        slot = (slot + 1) & mask
+    return slot
+
+
+@njit(cache=True)
+def memo_rehash(keys, values, new_keys, new_values):
+    """Move every entry of a memo table into an empty, larger one."""
+    for i in range(len(keys)):
+        if keys[i] != 0:
+            slot = _memo_slot(new_keys, keys[i])
+            new_keys[slot] = keys[i]
+            new_values[slot] = values[i]
+
+
+@njit(cache=True)
+def estimate(row, memo_keys, memo_values, state, reach, near, pair, column, m, counts, starts,
+             members):  # fmt: skip
+    """The sum of the colours' bounds for a board (one byte per open cell); INF if some
+    colour can never vanish. Colour bounds are remembered in ``memo_keys``/``memo_values``
+    (``state[MEMO]`` entries; the caller grows the table). ``counts``, ``starts`` and
+    ``members`` are scratch space: the cells are grouped by colour with a counting sort."""
+    counts[:] = 0
+    for i in range(m):
+        counts[row[i]] += 1
+    at = 0
+    for colour in range(COLOUR_SLOTS):
+        starts[colour] = at
+        at += counts[colour]
+    for i in range(m):
+        colour = row[i]
+        members[starts[colour]] = i
+        starts[colour] += 1
+    total = 0
+    for colour in range(2, COLOUR_SLOTS):
+        k = counts[colour]
+        if k == 0:
+            continue
+        cells = members[starts[colour] - k : starts[colour]]
+        if k <= LARGE_COLOUR:
+            key = k  # exact: k < 8 in the top bits, then 10 bits a cell (at most 1,024)
+            for i in range(k):
+                key = (key << 10) | cells[i]
+            slot = _memo_slot(memo_keys, key)
+            if memo_keys[slot] == key:
+                value = memo_values[slot]
+            else:
+                value = _colour_bound(cells, reach, near, pair, column, m)
+                memo_keys[slot] = key
+                memo_values[slot] = value
+                state[MEMO] += 1
+        else:
+            value = _colour_bound(cells, reach, near, pair, column, m)
+        total += value
+        if total >= INF:
+            return INF
+    return total
+
+
+# -- the rules ---------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _settle(grid, moved, moved_count, stride, counts, doomed, lowest, doomed_cells):
+    """Settle ``grid`` after the cells ``moved[:moved_count]`` received blocks: vanish every
+    block touching its colour (all at once), let the columns above fall, repeat. False when a
+    colour is left with a single block (such a board is never worth keeping)."""
+    while True:
+        found = 0
+        for x in range(moved_count):
+            cell = moved[x]
+            colour = grid[cell]
+            if colour < 2:
+                continue
+            for other in (cell - 1, cell + 1, cell - stride, cell + stride):
+                if grid[other] == colour:
+                    if not doomed[cell]:
+                        doomed[cell] = 1
+                        doomed_cells[found] = cell
+                        found += 1
+                    if not doomed[other]:
+                        doomed[other] = 1
+                        doomed_cells[found] = other
+                        found += 1
+        if found == 0:
+            return True
+        lonely = False
+        for x in range(found):
+            cell = doomed_cells[x]
+            doomed[cell] = 0
+            counts[grid[cell]] -= 1
+            grid[cell] = 0
+            column = cell % stride
+            if cell > lowest[column]:
+                lowest[column] = cell
+        # Before the move no colour had a single block, so one that has now lost blocks
+        # to a vanishing and kept exactly one is the only way to get there.
+        for colour in range(2, COLOUR_SLOTS):
+            if counts[colour] == 1:
+                lonely = True
+        moved_count = 0
+        for column in range(stride):
+            gap = lowest[column]
+            if gap < 0:
+                continue
+            lowest[column] = -1
+            free = gap
+            cell = gap - stride
+            while grid[cell] != 1:
+                colour = grid[cell]
+                if colour:
+                    grid[free] = colour
+                    grid[cell] = 0
+                    moved[moved_count] = free
+                    moved_count += 1
+                    free -= stride
+                cell -= stride
+        if lonely:
+            return False
+
+
+@njit(cache=True)
+def _hash(row, m):
+    h = np.uint64(1469598103934665603)
+    for i in range(m):
+        h = (h ^ np.uint64(row[i])) * np.uint64(1099511628211)
+    return h
+
+
+@njit(cache=True)
+def _find_or_add(pool, table, row, m, state):
+    """The id of the board ``row`` in the pool, adding it if new: (id, True if added).
+    (-1, False) when the pool is full."""
+    mask = len(table) - 1
+    slot = np.int64(_hash(row, m) & np.uint64(mask))
+    while True:
+        here = table[slot]
+        if here == 0:
+            boards = state[BOARDS]
+            if boards >= pool.shape[0]:
+                return -1, False
+            pool[boards, :] = row[:m]
+            table[slot] = boards + 1
+            state[BOARDS] = boards + 1
+            return boards, True
+        same = True
+        for i in range(m):
+            if pool[here - 1, i] != row[i]:
+                same = False
+                break
+        if same:
+            return here - 1, False
+        slot = (slot + 1) & mask
+
+
+@njit(cache=True)
+def rehash(pool, boards, table, m):
+    """Fill an empty, larger ``table`` with the first ``boards`` boards of the pool."""
+    mask = len(table) - 1
+    for board in range(boards):
+        slot = np.int64(_hash(pool[board], m) & np.uint64(mask))
+        while table[slot] != 0:
+            slot = (slot + 1) & mask
+        table[slot] = board + 1
+
+
+@njit(cache=True)
+def astar(
+    pool,  # uint8[capacity, m]: every board met, one byte per open cell
+    g_of,  # int32[capacity]: moves to reach each board (-1: its bound is infinite; NEVER)
+    parent,  # int32[capacity]
+    table,  # int64[2^k]: board id + 1 per slot, 0 free
+    heads,  # int32[F_CAP, G_CAP]: the first open entry per (f, g), -1 none
+    top_g,  # int64[F_CAP]: the deepest g that may hold entries, per f
+    entry_board,  # int32[entries]
+    entry_next,  # int32[entries]
+    walls,  # uint8[size]: the grid with every block gone
+    cell_at,  # int64[m]: the grid cell of each open cell
+    stride,
+    memo_keys,  # int64[2^k]: colour bounds by the colour's cells (see ``estimate``)
+    memo_values,
+    reach,
+    near,
+    pair,
+    column,
+    state,  # int64[STATE_SIZE]
+    budget,
+):
+    """A* on f = moves + bound over settled boards, deepest g first within an f; the first
+    cleared board taken (or generated at g equal to the current f) is optimal because the
+    bound is consistent. Resumable: runs ``budget`` expansions, then returns RUNNING."""
+    m = len(cell_at)
+    size = len(walls)
+    # Small tables grow (the caller rehashes) rather than start huge: a slot in a fresh
+    # page costs a page fault, and most searches are small.
+    roomy = min(len(table) // 2, pool.shape[0])
+    grid = np.empty(size, np.uint8)
+    child = np.empty(size, np.uint8)
+    row = np.empty(m, np.uint8)
+    counts = np.zeros(COLOUR_SLOTS, np.int64)
+    child_counts = np.zeros(COLOUR_SLOTS, np.int64)
+    moved = np.empty(size, np.int64)
+    doomed = np.zeros(size, np.uint8)
+    lowest = np.full(stride, -1, np.int64)
+    scratch = np.empty(size, np.int64)
+    scratch_counts = np.empty(COLOUR_SLOTS, np.int64)
+    scratch_starts = np.empty(COLOUR_SLOTS, np.int64)
+    scratch_members = np.empty(m, np.int64)
+    stop_at = state[EXPANDED] + budget
+    bound = state[BOUND]
+    while True:
+        if state[WAITING] == 0:
+            return EXHAUSTED
+        g = top_g[bound]
+        while g >= 0 and heads[bound, g] < 0:
+            g -= 1
+        top_g[bound] = g
+        if g < 0:
+            bound += 1
+            state[BOUND] = bound
+            if bound >= F_CAP:
+                return EXHAUSTED
+            return RUNNING  # let the caller note the new bound
+        entry = heads[bound, g]
+        heads[bound, g] = entry_next[entry]
+        state[WAITING] -= 1
+        board = entry_board[entry]
+        if g_of[board] != g:
+            continue  # reached again more cheaply after this entry was queued
+        blocks = 0
+        for i in range(m):
+            if pool[board, i] > 1:
+                blocks += 1
+        if blocks == 0:
+            state[GOAL] = board
+            return FOUND
+        state[EXPANDED] += 1
+        state[LAST] = board
+        # The board as a grid, and its colour counts.
+        grid[:] = walls
+        counts[:] = 0
+        for i in range(m):
+            value = pool[board, i]
+            grid[cell_at[i]] = value
+            counts[value] += 1
+        child_g = g + 1
+        for i in range(m):
+            cell = cell_at[i]
+            colour = grid[cell]
+            if colour < 2:
+                continue
+            for step in (-1, 1):
+                target = cell + step
+                if grid[target]:
+                    continue
+                child[:] = grid
+                child_counts[:] = counts
+                child[cell] = 0
+                land = target
+                while not child[land + stride]:
+                    land += stride
+                child[land] = colour
+                moved[0] = land
+                moved_count = 1
+                contact = (
+                    child[land - 1] == colour
+                    or child[land + 1] == colour
+                    or child[land + stride] == colour
+                )
+                above = cell - stride
+                below = cell
+                while child[above] > 1:
+                    here = child[above]
+                    child[below] = here
+                    child[above] = 0
+                    moved[moved_count] = below
+                    moved_count += 1
+                    if not contact and (
+                        child[below - 1] == here
+                        or child[below + 1] == here
+                        or child[below + stride] == here
+                    ):
+                        contact = True
+                    below = above
+                    above -= stride
+                if contact and not _settle(
+                    child, moved, moved_count, stride, child_counts, doomed, lowest, scratch
+                ):
+                    continue
+                cleared = True
+                for j in range(m):
+                    row[j] = child[cell_at[j]]
+                    if row[j] > 1:
+                        cleared = False
+                known, added = _find_or_add(pool, table, row, m, state)
+                if known < 0:
+                    return FULL
+                if added:
+                    g_of[known] = NEVER
+                elif g_of[known] < 0 or g_of[known] <= child_g:
+                    continue
+                if cleared:
+                    g_of[known] = child_g
+                    parent[known] = board
+                    if child_g == bound:
+                        state[GOAL] = known
+                        state[GENERATED] += 1
+                        return FOUND
+                    h = 0
+                else:
+                    h = estimate(row, memo_keys, memo_values, state, reach, near, pair,
+                                 column, m, scratch_counts, scratch_starts,
+                                 scratch_members)  # fmt: skip
+                    if h >= INF:
+                        g_of[known] = -1  # never queued, never estimated again
+                        continue
+                f = child_g + h
+                if f >= F_CAP or child_g >= G_CAP:
+                    continue
+                entries = state[ENTRIES]
+                if entries >= len(entry_board):
+                    return FULL
+                g_of[known] = child_g
+                parent[known] = board
+                entry_board[entries] = known
+                entry_next[entries] = heads[f, child_g]
+                heads[f, child_g] = entries
+                state[ENTRIES] = entries + 1
+                if child_g > top_g[f]:
+                    top_g[f] = child_g
+                state[WAITING] += 1
+                state[GENERATED] += 1
+        if state[BOARDS] + 4 * m > roomy and state[BOARDS] + 4 * m < pool.shape[0]:
+            return GROW
+        if state[MEMO] + COLOUR_SLOTS * 2 * m > len(memo_keys) // 2:
+            return GROW
+        if state[EXPANDED] >= stop_at:
+            return RUNNING
