@@ -118,3 +118,11 @@ def test_algorithms_lists_each_with_one_line():
     lines = done.stdout.strip().split("\n")
     assert [line.split(":")[0].split(" ")[0] for line in lines] == ["bfs", "astar", "fast", "moves"]
     assert "(default)" in done.stdout
+
+
+def test_warm_readies_every_compiled_kernel():
+    from webapp.cli import KERNELS
+
+    done = run("warm", timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert [line.split(":")[0] for line in done.stderr.splitlines()] == list(KERNELS)

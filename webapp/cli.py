@@ -1,4 +1,5 @@
-"""The command line: ``python -m webapp solve GAME FILE ...`` and ``... algorithms GAME``.
+"""The command line: ``python -m webapp solve GAME FILE ...``, ``... algorithms GAME`` and
+``... warm`` (compile the solvers' kernels ahead of the first solve).
 
 Output is one JSON object per level, printed as soon as that level is done (see SPEC.md).
 """
@@ -37,7 +38,28 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--memory-limit", type=int, default=4096, help="megabytes per level")
     listing = commands.add_parser("algorithms", help="list a game's solvers")
     listing.add_argument("game")
+    commands.add_parser(
+        "warm", help="compile the solvers' numba kernels now (cached beside their source)"
+    )
     return parser
+
+
+#: Modules with compiled kernels, each with a ``warm_up()``.
+KERNELS = ("webapp.games.sliding.kernels", "webapp.games.vexed.kernels")
+
+
+def cmd_warm(args: argparse.Namespace) -> int:
+    """Run every kernel once on a tiny input: numba compiles it (tens of seconds on a new
+    install) and caches it, so a player's first solve, or a hint with a 5 s limit, does not
+    spend its time in the compiler."""
+    import importlib
+    import time
+
+    for name in KERNELS:
+        started = time.monotonic()
+        importlib.import_module(name).warm_up()
+        print(f"{name}: ready in {time.monotonic() - started:.1f} s", file=sys.stderr)
+    return 0
 
 
 def _game(name: str) -> games.Game:
@@ -138,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "solve":
             return cmd_solve(args)
+        if args.command == "warm":
+            return cmd_warm(args)
         return cmd_algorithms(args)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
