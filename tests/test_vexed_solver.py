@@ -242,3 +242,15 @@ def test_a_full_pool_is_reported_as_the_memory_limit(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(solver, "POOL_SHARE", 0)  # the smallest pool: 4,096 boards
     result = solve(GAME, level_of("32_variety_25_pack.txt", 48), "fast")
     assert result.status == "memory-limit"
+
+
+def test_a_par_below_the_optimum_is_a_fact_of_the_data() -> None:
+    # Panic Pack #19 lists par 29; breadth-first search (no bound involved) and the A* both
+    # prove 30, the length of the level's original Palm solution. bench/RESULTS.md lists it.
+    level = level_of("06_panic_pack.txt", 19)
+    assert (level.par, level.title) == (29, "Nightmare Castle")
+    plain = solve(GAME, level, "bfs", limits=Limits(seconds=120))
+    fast = solve(GAME, level, "fast", limits=Limits(seconds=60))
+    assert plain.status == fast.status == "solved"
+    assert plain.cost == fast.cost == 30
+    assert_replays(level, fast.moves)
