@@ -20,6 +20,7 @@ from flask import (
     session,
     url_for,
 )
+from jinja2 import TemplateNotFound
 from werkzeug.exceptions import HTTPException
 
 from webapp import catalog, games, get_store
@@ -80,7 +81,20 @@ def check_csrf() -> None:
 
 @bp.app_context_processor
 def template_helpers() -> dict[str, Any]:
-    return {"csrf_token": csrf_token, "all_games": games.all_games}
+    return {"csrf_token": csrf_token, "all_games": games.all_games, "has_template": has_template}
+
+
+def has_template(name: str) -> bool:
+    """Whether an optional template (e.g. a game's counters.html) exists. Looked up once: an
+    include of a missing template would search the disk again at every render."""
+    known: dict[str, bool] = current_app.extensions.setdefault("puzzlelab.templates", {})
+    if name not in known:
+        try:
+            current_app.jinja_env.get_template(name)
+            known[name] = True
+        except TemplateNotFound:
+            known[name] = False
+    return known[name]
 
 
 # -- finding levels ---------------------------------------------------------------------------
@@ -170,7 +184,7 @@ def save_play(found: Found, play: Play) -> None:
 
 
 def play_context(found: Found, play: Play, message: str = "") -> dict[str, Any]:
-    best = get_store().results(player_id(), found.game.name, [found.ref.key]).get(found.ref.key)
+    best = get_store().best(player_id(), found.game.name, found.ref.key)
     extras = extras_for(found.game.name)
     return {
         **(extras(found, play) if extras else {}),
