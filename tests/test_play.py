@@ -122,3 +122,30 @@ def test_the_state_cache_always_agrees_with_a_plain_replay():
             assert fresh.state == GAME.replay(level, fresh.moves)
 
     check()
+
+
+def test_recent_games_and_results_agree_with_the_database_and_are_copies(tmp_path):
+    from webapp.store import Recent, SavedGame, Store, connect
+
+    path = str(tmp_path / "db.sqlite3")
+    recent = Recent()
+    store = Store(connect(path), recent)
+    plain = Store(connect(path))  # the database alone
+    key = ("sokoban", "microban/1")
+    assert store.load_game("p", *key) is None and store.best("p", *key) is None
+    store.save_game("p", *key, SavedGame(["r"], 1))
+    loaded = store.load_game("p", *key)
+    loaded.history.append("l")  # a caller plays on its own copy
+    assert store.load_game("p", *key).history == ["r"] == plain.load_game("p", *key).history
+    store.record_win("p", *key, {"moves": 5, "pushes": 2})
+    store.record_win("p", *key, {"moves": 7, "pushes": 1})
+    assert store.best("p", *key) == {"moves": 5, "pushes": 1} == plain.best("p", *key)
+    # A read that began before a write never replaces what the write kept.
+    before = recent.writes("game")
+    store.save_game("p", *key, SavedGame(["r", "l"], 2))
+    recent.put(("game", "p", *key), SavedGame(["r"], 1), read_after=before)
+    assert store.load_game("p", *key).history == ["r", "l"]
+    # The sweep of old games forgets what it kept, so a removed game is not served from memory.
+    store.conn.execute("UPDATE games SET updated = 0")
+    store.expire(180)
+    assert store.load_game("p", *key) is None

@@ -149,6 +149,34 @@ def test_the_cookie_holds_only_an_opaque_player_id(app, client):
     )
 
 
+def test_a_remembered_cookie_is_the_same_player_and_a_forged_one_is_a_new_player(app, client):
+    client.get("/sokoban/microban/1")
+    cookie = client.get_cookie("puzzlelab").value
+    player = app.session_interface.get_signing_serializer(app).loads(cookie)["player"]
+    for _ in range(2):  # the second time from memory
+        with app.test_request_context(headers={"Cookie": f"puzzlelab={cookie}"}):
+            from flask import request
+
+            session = app.session_interface.open_session(app, request)
+            assert session["player"] == player and not session.modified
+            session["player"] = "changed"  # a request's session is its own
+    forger = app.test_client()
+    forger.set_cookie("puzzlelab", cookie[:-4] + ("AAAA" if cookie[-4:] != "AAAA" else "BBBB"))
+    forger.get("/sokoban/microban/1")
+    other = app.session_interface.get_signing_serializer(app).loads(
+        forger.get_cookie("puzzlelab").value
+    )
+    assert other["player"] != player
+
+
+def test_optional_templates_are_found_once_and_missing_ones_skipped(app, client):
+    from webapp.web import has_template
+
+    with app.app_context():
+        assert has_template("vexed/counters.html") and not has_template("sokoban/counters.html")
+    assert client.get("/sokoban/microban/1").status_code == 200
+
+
 def test_security_headers_are_set(client):
     response = client.get("/sokoban/microban/1")
     policy = response.headers["Content-Security-Policy"]

@@ -40,11 +40,14 @@ class StateCache:
         start, state, marks = 0, None, {}
         if entry is not None:
             old, old_marks = entry
-            shared = 0
-            for a, b in zip(old, moves, strict=False):
-                if a != b:
-                    break
-                shared += 1
+            if len(old) <= len(moves) and list(moves[: len(old)]) == old:
+                shared = len(old)  # the usual case, one move on: compared in C, not a loop
+            else:
+                shared = 0
+                for a, b in zip(old, moves, strict=False):
+                    if a != b:
+                        break
+                    shared += 1
             marks = {i: s for i, s in old_marks.items() if i <= shared}
             if marks:
                 start = max(marks)
