@@ -63,6 +63,7 @@ def test_solves_beyond_the_cap_queue_and_one_board_takes_one_solve(runner):
     with pytest.raises(Busy):
         runner.submit(request(SMALL, "big"))
     assert wait_for(first, lambda j: j.progress is not None and j.progress.expanded > 0, 20)
+    assert runner.queue_position(first) == 0  # running, not queued
     runner.cancel(first)
     assert wait_for(second, lambda j: j.state == "done", 30)
     assert first.result.status == "cancelled" and second.result.status == "solved"
@@ -168,3 +169,13 @@ def test_a_solver_process_that_crashes_is_reported_and_the_runner_goes_on(runner
     after = runner.submit(request(SMALL, "fine"))
     assert wait_for(after, lambda j: j.state == "done", 30)
     assert after.result.status == "solved"
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "SCHED_IDLE"), reason="Linux only")
+def test_a_solver_gets_the_cpu_only_when_the_server_leaves_it(runner):
+    import os
+
+    job = runner.submit(request(BIG, "idle"))
+    assert wait_for(job, lambda j: j.progress is not None, 20)  # past its start-up
+    assert os.sched_getscheduler(job.pid) == os.SCHED_IDLE
+    runner.cancel(job)

@@ -29,6 +29,12 @@ sock = Sock()
 SPEEDS = (0.5, 1, 2, 4, 8, 12, 20)
 #: Most messages a socket may send in one second before it is closed.
 MESSAGES_PER_SECOND = 20
+#: Seconds a socket's thread waits for the page between looks at its solve: short while
+#: progress or playback steps are due; longer while the solve waits in the queue or sits
+#: finished, as every look wakes a thread of the one server process.
+LIVELY_WAIT, QUIET_WAIT = 0.05, 0.25
+#: Least seconds between two progress updates on one socket.
+UPDATE_INTERVAL = 0.1
 
 
 def runner() -> Runner:
@@ -294,8 +300,9 @@ def stream(ws: Any, found: Found, job: Job) -> None:
     ws.send(render_stream(found, job))
     sent_at = time.monotonic()
     window_start, window_count = time.monotonic(), 0
+    wait = LIVELY_WAIT
     while True:
-        message = ws.receive(timeout=0.05)
+        message = ws.receive(timeout=wait)
         now = time.monotonic()
         changed = stepped = False
         if message is not None:
@@ -317,7 +324,7 @@ def stream(ws: Any, found: Found, job: Job) -> None:
             else:
                 playback.playing = False
                 stepped = True
-        if job.version != seen and now - sent_at >= 0.1:
+        if job.version != seen and now - sent_at >= UPDATE_INTERVAL:
             seen = job.version
             changed = True
         if changed:
@@ -325,6 +332,9 @@ def stream(ws: Any, found: Found, job: Job) -> None:
             sent_at = now
         elif stepped:
             ws.send(render_frame(found, job))
+        playing = playback is not None and playback.playing
+        quiet = job.state == "queued" or (job.state == "done" and not playing)
+        wait = QUIET_WAIT if quiet and job.version == seen else LIVELY_WAIT
 
 
 def handle_message(message: Any, found: Found, job: Job) -> str:

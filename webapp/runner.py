@@ -51,7 +51,7 @@ class Request:
     board: str  # the board's key, e.g. "sokoban/microban/3"
 
 
-@dataclass
+@dataclass(eq=False)  # a job is itself: compared by identity, as the queue looks it up
 class Job:
     id: str
     request: Request
@@ -94,9 +94,23 @@ def _cap_memory(megabytes: int) -> None:
         pass  # no such limit here: the Monitor's memory check still stops the search
 
 
+def _lower_priority() -> None:
+    """Make this (child) process give the CPU to the web server at once.
+
+    A niced search may still finish its time slice before a woken server thread gets the
+    core; with as many solves as cores, a request can meet that wait at every step. A
+    SCHED_IDLE process is preempted as soon as anything else wants to run: the solve takes
+    what the server leaves."""
+    os.nice(SOLVER_NICENESS)
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        pass  # not Linux: the nice level still lowers it
+
+
 def _child(request: Request, conn: Any, cancel: Any) -> None:
     """The solver process: cap memory, rebuild the level, search, send progress and result."""
-    os.nice(SOLVER_NICENESS)  # the web server answers players first
+    _lower_priority()
     _cap_memory(request.limits.memory_mb or 2048)
     from webapp import games
     from webapp.solving import solve
@@ -178,10 +192,12 @@ class Runner:
     def queue_position(self, job: Job) -> int:
         """1 for the next to start; 0 when not queued."""
         with self.lock:
-            try:
-                return self.queue.index(job) + 1
-            except ValueError:
-                return 0
+            # Not deque.index: on a job that is not queued (every running one, at every
+            # progress update) it raises an error whose message is the job's whole repr.
+            for position, queued in enumerate(self.queue, 1):
+                if queued is job:
+                    return position
+            return 0
 
     def running(self) -> int:
         return sum(1 for job in self.jobs.values() if job.state == "running")
