@@ -151,3 +151,12 @@ def test_level_text_round_trips_with_the_title():
     levels = GAME.parse((SOKOBAN / "microban.xsb").read_text())
     for level in levels[:20]:
         assert GAME.parse(GAME.level_text(level)) == [level]
+
+
+def test_a_run_length_separator_at_either_end_adds_no_row():
+    # Found by the fuzz test: "...#|" read as a board with an empty last row, whose text
+    # then read back one row shorter.
+    for text in ("5#|#@$.#|5#|", "|5#|#@$.#|5#"):
+        level = one(text)
+        assert level == one(XSB)
+        assert GAME.parse(GAME.level_text(level)) == [level]

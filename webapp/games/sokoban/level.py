@@ -150,6 +150,11 @@ def parse_board(rows: list[tuple[int, str]], title: str = "") -> Level:
         else:
             expanded.append((number, text))
     rows = [(n, t.rstrip()) for n, t in expanded]
+    # A run-length row separator at either end ("...#|") adds no row of the board.
+    while len(rows) > 1 and not rows[-1][1]:
+        rows.pop()
+    while len(rows) > 1 and not rows[0][1]:
+        rows.pop(0)
     dialect = _detect_dialect(rows)
     meaning = DIALECTS[dialect]
     height = len(rows)
