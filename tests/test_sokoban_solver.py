@@ -6,19 +6,32 @@ import csv
 from itertools import permutations
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webapp.games.sokoban import GAME
 from webapp.games.sokoban.board import FAR, Board
+from webapp.games.sokoban.kernels import assignment
 from webapp.games.sokoban.matching import assignment_cost, reassign, solve_assignment
-from webapp.games.sokoban.solver import ALGORITHMS, PORTFOLIO, Setting, run_fast
+from webapp.games.sokoban.rooms import goal_rooms, push_path
+from webapp.games.sokoban.solver import (
+    ALGORITHMS,
+    PORTFOLIO,
+    LowerBound,
+    Setting,
+    _best_first,
+    _best_first_reverse,
+    lurd,
+    run_fast,
+)
 from webapp.search import Limits, Monitor
 from webapp.solving import check_solution, solve
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "sokoban"
 MICROBAN = GAME.parse((BENCHMARKS / "microban.xsb").read_text())
+XSOKOBAN = GAME.parse((BENCHMARKS / "xsokoban.xsb").read_text())
 LIMITS = Limits(seconds=20, nodes=2_000_000)
 
 
@@ -278,3 +291,157 @@ def test_the_portfolio_solves_goal_room_levels_one_search_alone_cannot() -> None
     assert forward.status == "node-limit"
     result = solve(GAME, level, "fast", limits=Limits(seconds=60, nodes=40_000))
     assert result.status == "solved"
+
+
+# -- compiled bound, goal rooms, meeting in the middle ----------------------------------------
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 6).flatmap(
+        lambda n: st.lists(
+            st.lists(st.integers(0, 9), min_size=n, max_size=n), min_size=n, max_size=n
+        )
+    )
+)
+def test_the_compiled_assignment_is_the_cheapest_perfect_matching(costs: list[list[int]]) -> None:
+    # Rows of the distance table are squares; the boxes stand on squares 0..n-1 here.
+    n = len(costs)
+    table = np.array(costs, dtype=np.int64)
+    cells = np.arange(n, dtype=np.int64)
+    brute = min(sum(costs[r][c] for r, c in enumerate(perm)) for perm in permutations(range(n)))
+    assert assignment(table, cells) == brute
+
+
+def test_the_compiled_bound_agrees_with_the_cpython_one_on_a_large_level() -> None:
+    level = XSOKOBAN[3]  # 20 boxes
+    compiled = LowerBound(Board(level))
+    assert compiled.compiled
+    plain = LowerBound(Board(level))
+    plain.compiled = False
+    board_ = Board(level)
+    boxes = board_.boxes_of(GAME.start(level))
+    assert compiled(boxes) == plain(boxes) > 0
+    # And on each child of the start, incrementally.
+    region = board_.reach(level.player, boxes)
+    compiled.expand(boxes)
+    plain.expand(boxes)
+    for box, offset, _direction in board_.pushes(boxes, region):
+        child = boxes ^ (1 << box) ^ (1 << (box + offset))
+        assert compiled.child(child, box, box + offset) == plain.child(child, box, box + offset)
+
+
+def run_out(search) -> tuple:
+    """Run a best-first search generator to its end; its outcome."""
+    while True:
+        try:
+            next(search)
+        except StopIteration as finished:
+            return finished.value
+
+
+def rooms_of(level) -> list:
+    return goal_rooms(Board(level), sorted(level.boxes), smallest=2)
+
+
+#: The fast forward search with goal rooms of any size (the default leaves out small ones).
+SMALL_ROOMS = Setting(smallest_room=2)
+
+
+def test_a_goal_room_is_filled_from_the_far_end() -> None:
+    # Microban 153: a column of goals open only at the bottom, then two goals beside it.
+    level = MICROBAN[152]
+    (room,) = rooms_of(level)
+    assert [divmod(goal, level.width) for goal in room.order[:6]] == [(r, 1) for r in range(1, 7)]
+    assert room.filled(0) == 0
+    assert room.filled(room.fills[3]) == 3
+    # Boxes on the room's goals out of order: the room is not being filled by the plan.
+    assert room.filled(1 << room.order[1]) is None
+
+
+def test_a_goal_room_order_only_uses_squares_boxes_can_come_from() -> None:
+    # Microban 10: the top goal of the column can be pulled out to the right, but no box can
+    # ever be pushed in from there; it must be filled first, from below.
+    level = MICROBAN[9]
+    (room,) = rooms_of(level)
+    assert divmod(room.order[0], level.width) == (1, 7)
+
+
+def test_a_box_entering_a_room_is_taken_on_to_the_next_goal() -> None:
+    # The left goal can only be filled from the right: a wall stands under it.
+    level = GAME.parse("########\n#..  $@#\n##  $  #\n##     #\n########")[0]
+    b = Board(level)
+    (room,) = rooms_of(level)
+    assert room.order[0] == cell(b, 1, 1)
+    boxes = b.boxes_of(GAME.start(level))
+    # The box has just been pushed onto the room's first square, (1, 2), from (1, 3).
+    entered = boxes ^ (1 << cell(b, 1, 5)) ^ (1 << cell(b, 1, 2))
+    path = push_path(b, entered, cell(b, 1, 2), cell(b, 1, 3), room.order[0], room.cells)
+    assert path == [cell(b, 1, 2) << 2 | 0]  # one more push left
+    result = run_fast(level, GAME.start(level), Monitor(LIMITS), (SMALL_ROOMS,))
+    assert result.status == "solved"
+    assert check_solution(GAME, level, GAME.start(level), result.moves) is None
+
+
+def test_strict_goal_rooms_give_up_for_plain_search_when_their_order_fails() -> None:
+    # Microban 15 starts with a box on a goal of its room that must move again: the strict
+    # room search runs dry, and the solver goes on without rooms and solves the level.
+    level = MICROBAN[14]
+    b = Board(level)
+    assert rooms_of(level)
+    strict = _best_first(b, LowerBound(b), GAME.start(level), SMALL_ROOMS, 64)
+    assert run_out(strict)[0] is None
+    result = run_fast(level, GAME.start(level), Monitor(LIMITS), (SMALL_ROOMS,))
+    assert result.status == "solved"
+    assert check_solution(GAME, level, GAME.start(level), result.moves) is None
+
+
+def test_an_unsolvable_level_with_a_goal_room_is_still_proved_unsolvable() -> None:
+    level = GAME.parse("########\n#..$$ @#\n########")[0]
+    assert rooms_of(level)
+    result = run_fast(level, GAME.start(level), Monitor(LIMITS), (SMALL_ROOMS,))
+    assert result.status == "unsolvable"
+
+
+def test_goal_rooms_cut_the_search_on_a_room_level() -> None:
+    level = XSOKOBAN[6]
+    limits = Limits(seconds=60, nodes=20_000)
+    with_rooms = run_fast(level, GAME.start(level), Monitor(limits), (Setting(),))
+    without = run_fast(level, GAME.start(level), Monitor(limits), (Setting(macros=False),))
+    assert with_rooms.status == "solved"
+    assert check_solution(GAME, level, GAME.start(level), with_rooms.moves) is None
+    assert without.status == "node-limit"
+
+
+def test_a_forward_search_meeting_the_backward_one_joins_their_paths() -> None:
+    level = MICROBAN[99]
+    b = Board(level)
+    start = GAME.start(level)
+    backward: dict = {}
+    reverse = _best_first_reverse(b, start, Setting(reverse=True), 1, backward, {})
+    for _ in range(500):
+        next(reverse)
+    alone = run_out(_best_first(b, LowerBound(b), start, Setting(), 64))
+    joined = run_out(_best_first(b, LowerBound(b), start, Setting(), 64, None, {}, backward))
+    pushes, expanded, _generated = joined
+    assert pushes is not None and expanded < alone[1]
+    moves = lurd(b, start, pushes)
+    assert check_solution(GAME, level, start, moves) is None
+
+
+def test_a_box_pushed_into_a_tunnel_goes_on_to_its_end() -> None:
+    level = GAME.parse("##########\n#    #####\n# @$    .#\n##########")[0]
+    b = Board(level)
+    horizontal = b.tunnels()[0]
+    assert [c for c in range(1, 9) if horizontal >> cell(b, 2, c) & 1] == [5, 6, 7, 8]
+    start = GAME.start(level)
+    macros: dict = {}
+    pushes, _expanded, _generated = run_out(
+        _best_first(b, LowerBound(b), start, Setting(), 64, None, macros)
+    )
+    # From the tunnel's mouth the box goes on to the goal in one move of three pushes.
+    assert (cell(b, 2, 5) << 2 | 2, cell(b, 2, 6) << 2 | 2, cell(b, 2, 7) << 2 | 2) in [
+        link[1] for link in macros.values() if link
+    ]
+    assert check_solution(GAME, level, start, lurd(b, start, pushes)) is None
+    plain: dict = {}
+    run_out(_best_first(b, LowerBound(b), start, Setting(macros=False), 64, None, plain))
+    assert not any(isinstance(link[1], tuple) for link in plain.values() if link)

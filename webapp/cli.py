@@ -45,7 +45,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 #: Modules with compiled kernels, each with a ``warm_up()``.
-KERNELS = ("webapp.games.sliding.kernels", "webapp.games.vexed.kernels")
+KERNELS = (
+    "webapp.games.sokoban.kernels",
+    "webapp.games.sliding.kernels",
+    "webapp.games.vexed.kernels",
+)
 
 
 def cmd_warm(args: argparse.Namespace) -> int:

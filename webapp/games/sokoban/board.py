@@ -146,6 +146,15 @@ class Board:
                 yield low.bit_length() - 1, offset, direction
                 movable ^= low
 
+    def tunnels(self) -> tuple[int, ...]:
+        """Per direction (LURD), the floor squares with walls on both sides across it: a box
+        there moves only along the direction, a player there cannot step round it."""
+        width, walls = self.width, self.walls
+        # Bit i of walls << width is the wall at i - width: the square above i.
+        horizontal = self.floor & (walls << width) & (walls >> width)
+        vertical = self.floor & (walls << 1) & (walls >> 1)
+        return (horizontal, vertical, horizontal, vertical)
+
     def grow(self, cells: int) -> int:
         """The cells and their four neighbours."""
         width = self.width

@@ -2,28 +2,32 @@
 
 All of them search positions reached by pushes (the fast one also by pulls, backwards from
 the goals), with the player normalised to its reachable region, and turn the pushes found
-into the full LURD string at the end.
+into the full LURD string at the end. docs/sokoban-solver.md describes the fast one.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import count
+
+import numpy as np
 
 from webapp.games.base import Algorithm
 from webapp.games.sokoban import Position, walk
 from webapp.games.sokoban.board import FAR, Board, cells_of
 from webapp.games.sokoban.level import Level
 from webapp.games.sokoban.matching import Duals, assignment_cost, reassign, solve_assignment
+from webapp.games.sokoban.rooms import SMALLEST_ROOM, GoalRoom, goal_rooms, push_path
 from webapp.search import Monitor, Result, run_search
 
 #: Bits for the normalised player cell in a state key (levels are at most 64 x 64).
 PLAYER_BITS = 12
 
-#: A state's parent link: (parent key, push) where push packs (box cell, direction index).
-Parents = dict[int, tuple[int, int] | None]
+#: A state's parent link: (parent key, push) where push packs (box cell, direction index),
+#: or a tuple of such pushes for a macro move.
+Parents = dict[int, tuple[int, int | tuple[int, ...]] | None]
 
 
 def _low_cell(region: int) -> int:
@@ -35,11 +39,14 @@ def _pack(box: int, direction: int) -> int:
 
 
 def _push_path(parents: Parents, key: int) -> list[int]:
-    pushes = []
+    pushes: list[int] = []
     link = parents[key]
     while link is not None:
         key, push = link
-        pushes.append(push)
+        if isinstance(push, tuple):
+            pushes.extend(reversed(push))
+        else:
+            pushes.append(push)
         link = parents[key]
     return pushes[::-1]
 
@@ -200,11 +207,17 @@ def run_astar(level: Level, position: Position, monitor: Monitor) -> Result:
 
 
 # -- fast -------------------------------------------------------------------------------------
+#: From this many boxes on, the matching bound runs compiled (kernels.py); below it the
+#: CPython one is fast enough and spares a solve the seconds numba takes to load.
+COMPILED_FROM = 12
+
+
 class LowerBound:
     """The min-cost box-to-goal matching, cached by box set; FAR when no matching exists.
 
     A position's children differ from it by one box, so after ``expand`` each child's bound
-    is one augmentation away from the parent's matching instead of a full one.
+    is one row away from the parent's: in CPython one augmentation from the parent's
+    matching, compiled a full matching of the changed table.
     """
 
     def __init__(
@@ -219,13 +232,25 @@ class LowerBound:
         self._rows: list[tuple[int, ...]] = []
         self._index: dict[int, int] = {}
         self._duals: Duals | None = None
+        self._parent = 0
+        self._ready = False
+        self.compiled = len(self.distances[0]) >= COMPILED_FROM if self.distances else False
+        if self.compiled:
+            from webapp.games.sokoban.kernels import assignment
+
+            self._assignment = assignment
+            self._table = np.array(self.distances, dtype=np.int64)
+            self._cells = np.zeros(0, dtype=np.int64)
 
     def __call__(self, boxes: int) -> int:
         cached = self.cache.get(boxes)
         if cached is not None:
             return cached
-        distances = self.distances
-        value = assignment_cost([distances[cell] for cell in cells_of(boxes)])
+        cells = list(cells_of(boxes))
+        if self.compiled:
+            value = int(self._assignment(self._table, np.array(cells, dtype=np.int64)))
+        else:
+            value = assignment_cost([self.distances[cell] for cell in cells])
         return self._store(boxes, value)
 
     def _store(self, boxes: int, value: int) -> int:
@@ -237,20 +262,35 @@ class LowerBound:
         return value
 
     def expand(self, boxes: int) -> None:
-        """Get ready to bound the children of ``boxes``."""
-        cells = list(cells_of(boxes))
-        self._rows = [self.distances[cell] for cell in cells]
+        """Get ready to bound the children of ``boxes`` (the work waits for a child that is
+        not in the cache)."""
+        self._parent = boxes
+        self._ready = False
+
+    def _prepare(self) -> None:
+        cells = list(cells_of(self._parent))
         self._index = {cell: index for index, cell in enumerate(cells)}
-        self._duals = None
+        if self.compiled:
+            self._cells = np.array(cells, dtype=np.int64)
+        else:
+            self._rows = [self.distances[cell] for cell in cells]
+            self._duals = None
+        self._ready = True
 
     def child(self, child: int, box: int, target: int) -> int:
         """The bound of ``child``: the expanded position with ``box`` pushed to ``target``."""
         cached = self.cache.get(child)
         if cached is not None:
             return cached
+        if not self._ready:
+            self._prepare()
+        row = self._index[box]
+        if self.compiled:
+            cells = self._cells.copy()
+            cells[row] = target
+            return self._store(child, int(self._assignment(self._table, cells)))
         if self._duals is None:
             _total, self._duals = solve_assignment(self._rows)
-        row = self._index[box]
         rows = self._rows.copy()
         rows[row] = self.distances[target]
         row_potential, column_potential, owner = self._duals
@@ -264,11 +304,16 @@ H_WEIGHT = 10
 
 @dataclass(frozen=True)
 class Setting:
-    """One configuration of the best-first search: the weight on h, PI-corral pruning (forward
-    only) and the direction."""
+    """One configuration of the best-first search: the weight on h, PI-corral pruning and
+    macros (forward only), and the direction."""
 
     weight: float = H_WEIGHT
     corrals: bool = True
+    #: Macro moves: fill blocks of goals in a fixed order (rooms.py) and push a box through a
+    #: tunnel in one go; the search is then no longer a proof of unsolvability.
+    macros: bool = True
+    #: The fewest goals a block needs to count as a goal room.
+    smallest_room: int = SMALLEST_ROOM
     #: Search backwards: pull the boxes from the goals to where they stand now.
     reverse: bool = False
 
@@ -295,14 +340,30 @@ def _no_corrals(boxes: int, region: int) -> None:
 
 
 def _best_first(
-    board: Board, bound: LowerBound, position: Position, setting: Setting, stride: int
+    board: Board,
+    bound: LowerBound,
+    position: Position,
+    setting: Setting,
+    stride: int,
+    rooms: list[GoalRoom] | None = None,
+    parents: Parents | None = None,
+    meet: Parents | None = None,
 ) -> Generator[Pause, None, Outcome]:
     """Weighted best-first by pushes, pausing every ``stride`` expansions; ends with the
-    pushes of a solution, or None when the whole space is exhausted."""
+    pushes of a solution, or None when the whole space is exhausted.
+
+    ``parents`` (filled here) and ``meet`` (a backward search's) let the two searches see
+    each other's positions: reaching one the other has seen joins their paths."""
+    if not setting.macros:
+        rooms = []
+    elif rooms is None:
+        rooms = goal_rooms(board, sorted(position.boxes), setting.smallest_room)
     boxes, region, key = _start(board, position)
     weight = setting.weight
     h = bound(boxes)
-    parents: Parents = {key: None}
+    parents = {} if parents is None else parents
+    parents[key] = None
+    meet = {} if meet is None else meet
     tie = count()
     queue = [(weight * h, h, next(tie), 0, boxes, region, key, position.player)]
     expanded = generated = 0
@@ -310,28 +371,80 @@ def _best_first(
     reach = board.reach
     freeze = board.freeze_deadlock
     corral = board.corral_pushes if setting.corrals else _no_corrals
+    live = board.live
+    tunnels = board.tunnels() if setting.macros else (0, 0, 0, 0)
     while queue:
         if expanded % stride == 0:
             _, _, _, g, boxes, _, _, player = queue[0]
             yield expanded, generated, len(queue), g, player, boxes
         priority, _h, _, g, boxes, region, key, player = heapq.heappop(queue)
         expanded += 1
-        child_g = g + 1
         bound.expand(boxes)
+        # Boxes in a goal room filled in order stay put; pushes into it become macros.
+        fixed = entering = 0
+        open_rooms: list[tuple[GoalRoom, int]] = []
+        for room in rooms:
+            filled = room.filled(boxes)
+            if filled is not None:
+                fixed |= room.fills[filled]
+                if filled < len(room.order):
+                    entering |= room.cells
+                    open_rooms.append((room, room.order[filled]))
         pushes = corral(boxes, region)
-        if pushes is None:
+        if pushes is None or (
+            pushes
+            and any(fixed >> box & 1 or entering >> box + offset & 1 for box, offset, _ in pushes)
+        ):
+            # The corral's reasoning knows nothing of goal rooms: when the rooms may veto one
+            # of its pushes, look at every push instead.
             pushes = board.pushes(boxes, region)
+        # (box, where it ends, the push or macro, where the player ends, pushes made)
+        moves: list[tuple[int, int, int | tuple[int, ...], int, int]] = []
+        open_ = live & ~boxes
         for box, offset, direction in pushes:
+            if fixed >> box & 1:
+                continue
             target = box + offset
+            push = _pack(box, direction)
+            if entering >> target & 1:
+                room, next_goal = next(pair for pair in open_rooms if pair[0].cells >> target & 1)
+                entered = boxes ^ (1 << box) ^ (1 << target)
+                path = push_path(board, entered, target, box, next_goal, room.cells)
+                if path is None:
+                    continue
+                if path:
+                    moves.append((box, next_goal, (push, *path), path[-1] >> 2, 1 + len(path)))
+                    continue
+            elif tunnels[direction] >> target & 1 and tunnels[direction] >> box & 1:
+                # A box pushed into a one-wide tunnel goes on to its end: left inside, it
+                # would only block the way. It stops on a goal or before anything in the way.
+                macro = [push]
+                ahead = open_ & ~(1 << box) & ~entering
+                while (
+                    tunnels[direction] >> target & 1
+                    and not goal >> target & 1
+                    and ahead >> (target + offset) & 1
+                ):
+                    macro.append(_pack(target, direction))
+                    target += offset
+                if len(macro) > 1:
+                    moves.append((box, target, tuple(macro), target - offset, len(macro)))
+                    continue
+            moves.append((box, target, push, box, 1))
+        for box, target, push, walker, cost in moves:
+            child_g = g + cost
             child = boxes ^ (1 << box) ^ (1 << target)
-            child_region = reach(box, child)
+            child_region = reach(walker, child)
             child_key = child << PLAYER_BITS | _low_cell(child_region)
             if child_key in parents:
                 continue
-            parents[child_key] = (key, _pack(box, direction))
+            parents[child_key] = (key, push)
             generated += 1
             if child == goal:
                 return _push_path(parents, child_key), expanded, generated
+            if child_key in meet:
+                path = _push_path(parents, child_key) + _push_path(meet, child_key)[::-1]
+                return path, expanded, generated
             if freeze(child, target):
                 continue
             child_h = bound.child(child, box, target)
@@ -347,17 +460,23 @@ def _best_first(
                     child,
                     child_region,
                     child_key,
-                    box,
+                    walker,
                 ),
             )
     return None, expanded, generated
 
 
 def _best_first_reverse(
-    board: Board, position: Position, setting: Setting, stride: int
+    board: Board,
+    position: Position,
+    setting: Setting,
+    stride: int,
+    parents: Parents | None = None,
+    meet: Parents | None = None,
 ) -> Generator[Pause, None, Outcome]:
     """Weighted best-first by pulls from the solved boxes back to the start, pausing every
     ``stride`` expansions; ends with the forward pushes, or None when the space ran out.
+    ``parents`` and ``meet`` join it with a forward search as in ``_best_first``.
 
     Filling a room of goals in the right order is a search forwards but comes for free
     backwards, where boxes leave the room from the door inwards.
@@ -368,7 +487,8 @@ def _best_first_reverse(
     weight = setting.weight
     goal = board.goal_mask
     reach = board.reach
-    parents: Parents = {}
+    parents = {} if parents is None else parents
+    meet = {} if meet is None else meet
     tie = count()
     queue = []
     h = bound(goal)
@@ -406,6 +526,9 @@ def _best_first_reverse(
             generated += 1
             if child_key == start_key:
                 return _push_path(parents, child_key)[::-1], expanded, generated
+            if child_key in meet:
+                path = _push_path(meet, child_key) + _push_path(parents, child_key)[::-1]
+                return path, expanded, generated
             child_h = bound.child(child, box, target)
             if child_h >= FAR:
                 continue
@@ -432,7 +555,8 @@ def run_fast(
     settings: tuple[Setting, ...] = PORTFOLIO,
 ) -> Result:
     """Best-first searches with different settings taking turns until one solves the level;
-    a matching bound, PI-corral pruning, freeze deadlocks and dead squares."""
+    they meet where one reaches a position the other has seen. A matching bound, goal-room
+    and tunnel macros, PI-corral pruning, freeze deadlocks and dead squares."""
     board = Board(level)
     bound = LowerBound(board)
 
@@ -443,34 +567,67 @@ def run_fast(
         if boxes & board.dead or bound(boxes) >= FAR:
             return monitor.result("unsolvable")
         stride = _stride(monitor)
-        runs = [
-            _best_first_reverse(board, position, setting, stride)
-            if setting.reverse
-            else _best_first(board, bound, position, setting, stride)
-            for setting in settings
-        ]
+        rooms: dict[int, list[GoalRoom]] = {}
+
+        def rooms_for(setting: Setting) -> list[GoalRoom]:
+            size = setting.smallest_room
+            if size not in rooms:
+                rooms[size] = goal_rooms(board, sorted(position.boxes), size)
+            return rooms[size]
+
+        chosen = list(settings)
+        # The positions the first search of each direction has reached, for the two to meet
+        # in the middle; any other search keeps its own.
+        forward: Parents = {}
+        backward: Parents = {}
+        first_forward = next((i for i, s in enumerate(chosen) if not s.reverse), None)
+        first_backward = next((i for i, s in enumerate(chosen) if s.reverse), None)
+
+        def begin(index: int) -> Generator[Pause, None, Outcome]:
+            setting = chosen[index]
+            if setting.reverse:
+                mine = backward if index == first_backward else {}
+                mine.clear()
+                return _best_first_reverse(board, position, setting, stride, mine, forward)
+            mine = forward if index == first_forward else {}
+            mine.clear()
+            return _best_first(
+                board, bound, position, setting, stride, rooms_for(setting), mine, backward
+            )
+
+        runs = [begin(index) for index in range(len(chosen))]
+        # Work done by each setting, including runs it finished before starting over.
+        done = [(0, 0)] * len(runs)
         totals = [(0, 0)] * len(runs)
         pauses = max(1, TURN // stride)
         while True:
-            for index, run in enumerate(runs):
+            for index in range(len(runs)):
                 for _ in range(pauses):
                     try:
-                        expanded, generated, frontier, depth, player, boxes = next(run)
+                        expanded, generated, frontier, depth, player, boxes = next(runs[index])
                     except StopIteration as finished:
                         pushes, expanded, generated = finished.value
-                        totals[index] = (expanded, generated)
-                        done = sum(total[0] for total in totals)
-                        made = sum(total[1] for total in totals)
-                        monitor.tick(done, made, force=True)
-                        if pushes is None:
-                            # Every setting searches the same space soundly: one exhausted
-                            # search proves there is no solution.
+                        done[index] = (done[index][0] + expanded, done[index][1] + generated)
+                        totals[index] = done[index]
+                        monitor.tick(*map(sum, zip(*totals, strict=True)), force=True)
+                        if pushes is not None:
+                            return _solved(monitor, board, position, pushes, False)
+                        setting = chosen[index]
+                        if setting.reverse or not (
+                            setting.macros and (rooms_for(setting) or any(board.tunnels()))
+                        ):
+                            # Without macros every setting searches the same space soundly:
+                            # one exhausted search proves there is no solution.
                             return monitor.result("unsolvable")
-                        return _solved(monitor, board, position, pushes, False)
-                    totals[index] = (expanded, generated)
-                    done = sum(total[0] for total in totals)
-                    made = sum(total[1] for total in totals)
-                    monitor.tick(done, made, frontier, depth, _sampler(board, player, boxes))
+                        # Macros may have cut every solution away: go on without them.
+                        chosen[index] = replace(setting, macros=False)
+                        runs[index] = begin(index)
+                        break
+                    totals[index] = (done[index][0] + expanded, done[index][1] + generated)
+                    expanded, generated = map(sum, zip(*totals, strict=True))
+                    monitor.tick(
+                        expanded, generated, frontier, depth, _sampler(board, player, boxes)
+                    )
 
     return run_search(search, monitor)
 
@@ -573,8 +730,9 @@ ALGORITHMS: dict[str, Algorithm] = {
     "fast": Algorithm(
         "fast",
         "Weighted best-first by pushes forwards and by pulls backwards from the goals, in "
-        "turns, with a box-goal matching bound, PI-corral pruning, freeze deadlocks and dead "
-        "squares; built for speed, not optimal.",
+        "turns, meeting in the middle, with a box-goal matching bound, goal-room and tunnel "
+        "macros, PI-corral pruning, freeze deadlocks and dead squares; built for speed, not "
+        "optimal.",
         "pushes",
         False,
         run_fast,
