@@ -121,7 +121,7 @@ def test_algorithms_lists_each_with_one_line():
 
 
 def test_warm_readies_every_compiled_kernel():
-    from webapp.cli import KERNELS
+    from webapp.warm import KERNELS
 
     done = run("warm", timeout=600)
     assert done.returncode == 0, done.stderr

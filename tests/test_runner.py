@@ -119,6 +119,28 @@ def test_call_runs_a_computation_in_a_child_and_returns_its_value(runner):
         runner.call(divmod, 1, 0)
 
 
+def _kernels_in_memory() -> bool:
+    """In a solver child: were the compiled kernels readied before the fork? (A dispatcher
+    that has run holds its machine code in ``overloads``.)"""
+    import sys
+
+    from webapp.games.sliding import kernels as sliding
+    from webapp.games.vexed import kernels as vexed
+
+    return (
+        "webapp.warmed" in sys.modules
+        and bool(sliding.pdb_ida.overloads)
+        and bool(sliding.beam_layer.overloads)
+        and bool(vexed.astar.overloads)
+    )
+
+
+def test_solver_children_start_with_the_kernels_ready(runner):
+    # The fork server imports webapp.warmed, so no solve or hint pays numba's import and
+    # cache load (about half a second) in its own child.
+    assert runner.call(_kernels_in_memory, timeout=120) is True
+
+
 def test_call_gives_up_after_its_timeout(runner):
     import time
 

@@ -44,25 +44,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: Modules with compiled kernels, each with a ``warm_up()``.
-KERNELS = (
-    "webapp.games.sokoban.kernels",
-    "webapp.games.sliding.kernels",
-    "webapp.games.vexed.kernels",
-)
-
-
 def cmd_warm(args: argparse.Namespace) -> int:
     """Run every kernel once on a tiny input: numba compiles it (tens of seconds on a new
     install) and caches it, so a player's first solve, or a hint with a 5 s limit, does not
     spend its time in the compiler."""
-    import importlib
-    import time
+    from webapp.warm import warm_all
 
-    for name in KERNELS:
-        started = time.monotonic()
-        importlib.import_module(name).warm_up()
-        print(f"{name}: ready in {time.monotonic() - started:.1f} s", file=sys.stderr)
+    warm_all(lambda name, seconds: print(f"{name}: ready in {seconds:.1f} s", file=sys.stderr))
     return 0
 
 

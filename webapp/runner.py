@@ -25,6 +25,10 @@ from webapp.search import Limits, Progress, Result
 STOP_GRACE = 1.5
 #: Room for the interpreter and its libraries on top of the search's own memory limit.
 MEMORY_HEADROOM_MB = 768
+#: What the fork server imports once for all its children: the solvers, and the compiled
+#: kernels made ready (``webapp.warmed``), so no child spends its first half second or more
+#: importing numba and loading machine code.
+PRELOAD = ["webapp.solving", "webapp.games", "webapp.warmed"]
 #: A child past its time limit that has also been silent this long has stopped answering:
 #: it is stopped. (A child still reporting progress, e.g. while building a table, is not.)
 OVERDUE_GRACE = 10.0
@@ -160,7 +164,7 @@ class Runner:
         self.queue: deque[Job] = deque()
         self.lock = threading.RLock()
         self.context = multiprocessing.get_context("forkserver")
-        self.context.set_forkserver_preload(["webapp.solving", "webapp.games"])
+        self.context.set_forkserver_preload(PRELOAD)
         self._reaper = threading.Thread(target=self._reap_forever, daemon=True)
         self._reaper.start()
 
