@@ -53,6 +53,9 @@ def test_upload_a_picture_and_see_it_on_the_tiles(page, live_server, tmp_path):
     page.locator("input[name=picture][type=file]").set_input_files(str(picture))
     page.locator("#upload-picture").click()
     expect(page).to_have_url(re.compile(r"/sliding/warm-up/3\?picture=[0-9a-f]{24}$"))
+    # The URL changes when the new page commits; its deferred scripts (the key handler) run
+    # later. Wait for them, or a key pressed on a loaded machine can go unheard.
+    page.wait_for_load_state("load")
     style = page.locator("#play .sliding").get_attribute("style")
     assert "/sliding/pictures/" in style
     colour = page.evaluate("""() => new Promise((done) => {
