@@ -214,6 +214,7 @@ def test_plain_grids_and_collections() -> None:
         ("1 2 3\n4 5 6\n8 7 0", 1, "cannot be solved"),
         ("1 2 3 4\n5 6 7 8\n9 10 11 12\n13 15 14 0", 1, "even width"),
         ("1 2 3\n4 x 6\n7 8 0", 2, "not a tile number"),
+        ("1 2 3\n4 \u00b9 6\n7 8 0", 2, "not a tile number"),  # a digit int() refuses
         ("size: 2x2\n1 2 3\n4 5 6\n7 8 0", 2, "header says 2x2"),
         ("# comment\n1 2 3 4 5 6 7 8 0 11 12", 2, "square number"),
         ("1 2 3 9\n4 5 6 7 8 0 10 11 12 13 14 15", 2, "first row has 4"),

@@ -228,10 +228,13 @@ def test_users_mistakes_never_log_a_stack_trace(client, player, caplog):
     me.act("click", cell="9999,1")
     me.act("teleport")
     client.get("/sokoban/microban/0")
+    client.get("/sokoban/microban/\u00b9")  # a digit to str.isdigit, not to int()
+    client.get("/sliding/new?size=\u00b3")
     client.get("/sokoban/microban/1?moves=%00%01")
     client.get("/sliding/p/99x99-abc")
     client.post("/sokoban/new", data={"text": "x"})
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert client.get("/sokoban/microban/\u00b9").status_code == 404
 
 
 def test_a_solve_finishing_while_its_panel_renders_never_breaks_the_page(app, monkeypatch):

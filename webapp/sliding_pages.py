@@ -55,7 +55,7 @@ def board_address(code: str, picture: str) -> str:
 
 def _size(name: str) -> int:
     value = request.form.get(name, "")
-    if not value.isdigit() or not 2 <= int(value) <= 8:
+    if not value.isdecimal() or not 2 <= int(value) <= 8:
         raise BadRequest(f"The board's {name} must be a number from 2 to 8.")
     return int(value)
 
@@ -94,7 +94,7 @@ def new_game() -> Response:
     walk = request.form.get("moves", "")
     moves = None
     if request.form.get("mode") == "moves":
-        if not walk.isdigit() or not 1 <= int(walk) <= MAX_WALK:
+        if not walk.isdecimal() or not 1 <= int(walk) <= MAX_WALK:
             raise BadRequest(f"The number of random moves must be from 1 to {MAX_WALK}.")
         moves = int(walk)
     tiles = shuffle(rows, cols, random.SystemRandom(), moves)

@@ -145,7 +145,7 @@ def find_level(game_name: str, collection: str, ident: str) -> Found:
     found = catalog.collection(game.name, collection)
     if found is None:
         raise BadRequest(f"{game.title} has no collection called {collection!r}.", 404)
-    if not ident.isdigit() or not 1 <= int(ident) <= len(found.levels):
+    if not ident.isdecimal() or not 1 <= int(ident) <= len(found.levels):
         raise BadRequest(
             f"{found.title} has levels 1 to {len(found.levels)}; there is no level {ident[:20]!r}.",
             404,

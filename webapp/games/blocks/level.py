@@ -251,7 +251,7 @@ def _build(record: _Record) -> Level:
         value, line, column = record.fields[key]
         if key in ("name", "goal"):
             continue
-        if key in NUMBER_KEYS and not value.isdigit():
+        if key in NUMBER_KEYS and not value.isdecimal():
             raise LevelError(f"'{key}:' needs a whole number, not {value!r}", line, column)
         info.append((key, value))
     goal_piece, goal_place = _goal(record.fields["goal"], pieces, width, height, walls)
@@ -331,9 +331,9 @@ def _goal(
             column,
         )
     piece = pieces[index]
-    if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+    if len(parts) == 3 and parts[1].isdecimal() and parts[2].isdecimal():
         row, col = int(parts[1]) - 1, int(parts[2]) - 1
-    elif len(parts) == 2 and not parts[1].isdigit():
+    elif len(parts) == 2 and not parts[1].isdecimal():
         row, col = _named_place(parts[1], piece, width, height, walls, line, column)
     else:
         raise LevelError(

@@ -147,7 +147,7 @@ def _numbers(text: str, line: int) -> list[int]:
         if word in ("_", ".", "-"):
             values.append(0)  # a common way to draw the hole
             continue
-        if not word.isdigit():
+        if not word.isdecimal():
             raise LevelError(
                 f"{word!r} is not a tile number: write the tiles as numbers, 0 for the hole",
                 line,
@@ -217,7 +217,7 @@ def _parse_block(block: list[tuple[int, str]], comment_title: str) -> list[Level
                     )
                 size = (int(found.group(1)), int(found.group(2)))
             elif key in ("optimal", "known_optimal", "optimum"):
-                if not value.isdigit():
+                if not value.isdecimal():
                     raise LevelError(f"optimal {value!r} is not a number of moves", number)
                 optimal = int(value)
             continue

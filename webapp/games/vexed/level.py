@@ -129,7 +129,7 @@ def _parse_block(block: list[tuple[int, str]]) -> Level:
         if lowered == "title":
             title = value
         elif lowered == "par":
-            if not value.isdigit():
+            if not value.isdecimal():
                 raise LevelError(
                     f"par must be a whole number of moves, found {value!r}",
                     number,
