@@ -427,6 +427,8 @@ def pdb_idastar(start: Board, tables: list[bytes], monitor: Monitor) -> Result:
     board = np.array(start, np.uint8)
     index_a, value_a = ints(index), ints(value)
     mirror_index_a, mirror_value_a = ints(mirror_index), ints(mirror_value)
+    pattern_a, shift_a = ints(pattern_of), ints(shift)
+    mirror_pattern_a, mirror_shift_a = ints(mirror_pattern), ints(mirror_shift)
     depth_cap = kernels.MAX_DEPTH
     holes = np.zeros(depth_cap, np.int64)
     slot = np.zeros(depth_cap, np.int64)
@@ -466,8 +468,8 @@ def pdb_idastar(start: Board, tables: list[bytes], monitor: Monitor) -> Result:
             if limit is not None:
                 budget = max(1, min(budget, limit - int(state[kernels.EXPANDED])))
             status = kernels.pdb_ida(
-                board, flat, offsets, ints(pattern_of), ints(shift), ints(mirror_pattern),
-                ints(mirror_shift), move_cell, move_dir, move_count, index_a, value_a,
+                board, flat, offsets, pattern_a, shift_a, mirror_pattern_a,
+                mirror_shift_a, move_cell, move_dir, move_count, index_a, value_a,
                 mirror_index_a, mirror_value_a, holes, slot, h_plain, h_mirror, undo, state,
                 budget,
             )  # fmt: skip

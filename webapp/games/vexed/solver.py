@@ -227,11 +227,13 @@ class _CompiledSearch:
     def __init__(self, compact: Compact, bounds: Bounds, memory_mb: int | None):
         import numpy as np
 
+        from webapp.games.vexed import kernels  # numba: only solver processes load it
+
+        self.kernels = kernels
         self.compact = compact
         cells = compact.cells
         m = self.m = len(cells)
         self.cell_at = np.array(cells, np.int64)
-        at = {cell: i for i, cell in enumerate(cells)}
         reach = np.full((m, m), INF, np.int64)
         near = np.full((m, m), INF, np.int64)
         for i, cell in enumerate(cells):
@@ -241,7 +243,6 @@ class _CompiledSearch:
         pair = np.minimum((reach[:, None, :] + near[None, :, :]).min(axis=2), INF)
         self.reach, self.near, self.pair = reach, near, pair
         self.column = np.array([cell % compact.stride for cell in cells], np.int64)
-        del at
         per_board = m + 40  # pool row, g, parent, two table slots and two open-list entries
         budget = (memory_mb or 2048) * POOL_SHARE * 2**20
         capacity = max(1 << 12, int(budget // per_board))
@@ -250,8 +251,6 @@ class _CompiledSearch:
         self.g_of = np.empty(capacity, np.int32)
         self.parent = np.empty(capacity, np.int32)
         self.table = np.zeros(TABLE_START, np.int64)
-        from webapp.games.vexed import kernels
-
         self.heads = np.full((kernels.F_CAP, kernels.G_CAP), -1, np.int32)
         self.top_g = np.full(kernels.F_CAP, -1, np.int64)
         self.entry_board = np.zeros(2 * capacity, np.int32)
@@ -273,8 +272,7 @@ class _CompiledSearch:
         return bytes(grid)
 
     def push_start(self, start: bytes, h0: int) -> None:
-        from webapp.games.vexed import kernels
-
+        kernels = self.kernels
         state = self.state
         kernels._find_or_add(self.pool, self.table, self.row(start), self.m, state)
         self.g_of[0] = 0
@@ -291,8 +289,7 @@ class _CompiledSearch:
     def run(self, budget: int) -> int:
         import numpy as np
 
-        from webapp.games.vexed import kernels
-
+        kernels = self.kernels
         while True:
             status = kernels.astar(
                 self.pool, self.g_of, self.parent, self.table, self.heads, self.top_g,
@@ -316,9 +313,7 @@ class _CompiledSearch:
                 self.memo_keys, self.memo_values = keys, values
 
     def counters(self) -> tuple[int, int, int, int]:
-        from webapp.games.vexed import kernels
-
-        state = self.state
+        kernels, state = self.kernels, self.state
         return (
             int(state[kernels.EXPANDED]),
             int(state[kernels.GENERATED]),
@@ -327,15 +322,11 @@ class _CompiledSearch:
         )
 
     def sample(self) -> Board:
-        from webapp.games.vexed import kernels
-
-        return self.compact.decode(self.board(int(self.state[kernels.LAST])))
+        return self.compact.decode(self.board(int(self.state[self.kernels.LAST])))
 
     def path(self) -> list[bytes]:
-        from webapp.games.vexed import kernels
-
         boards = []
-        at = int(self.state[kernels.GOAL])
+        at = int(self.state[self.kernels.GOAL])
         while at >= 0:
             boards.append(self.board(at))
             at = int(self.parent[at])
