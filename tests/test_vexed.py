@@ -209,6 +209,23 @@ def test_compact_encoding_agrees_with_the_plain_rules(level_index: int, picks: l
         assert compact.decode(children[move]) == board
 
 
+#: A column split by a solid cell: sliding the d at 3,2 right drops it onto the floor beside
+#: the other d (the lower stretch of column 2) while the a above it drops beside the other a
+#: (the upper stretch); both pairs vanish at once, and then the c must fall into the a's place.
+TWO_STRETCHES = ("######", "#_c__#", "#_a__#", "#ad__#", "###__#", "#_d_c#", "######")
+
+
+def test_a_vanishing_lets_blocks_fall_in_every_stretch_of_a_column() -> None:
+    level = GAME.parse("Vexed level\ntitle: two stretches\n--\n" + "\n".join(TWO_STRETCHES))[0]
+    board = GAME.apply(level, GAME.start(level), "3,2>")
+    assert board.rows == ("######", "#____#", "#____#", "#_c__#", "###__#", "#___c#", "######")
+    compact = Compact(level)
+    start = compact.encode(GAME.start(level))
+    children = {compact.token(s): c for s, c in compact.children(start, False)}
+    for move in GAME.legal_moves(level, GAME.start(level)):
+        assert compact.decode(children[move]) == GAME.apply(level, GAME.start(level), move), move
+
+
 def test_undo_by_replay_gives_back_the_same_state() -> None:
     level = pack("32_variety_25_pack.txt")[47]
     moves = ["4,2>", "5,2>", "5,1>"]

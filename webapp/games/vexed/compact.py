@@ -135,22 +135,24 @@ class Compact:
             if not doomed:
                 return True
             colours = {grid[cell] for cell in doomed}
-            lowest: dict[int, int] = {}
             for cell in doomed:
                 grid[cell] = 0
-                column = cell % stride
-                if cell > lowest.get(column, -1):
-                    lowest[column] = cell
             if prune:
                 for colour in colours:
                     if grid.count(colour) == 1:
                         return False
             moved = []
-            for gap in lowest.values():
-                # Compact the column's blocks above the lowest gap, up to the next solid cell.
+            done: set[int] = set()
+            for gap in sorted(doomed, reverse=True):
+                # Lowest gaps first: compact the blocks above the gap, up to the next solid
+                # cell. A column may hold several stretches between solid cells; each one
+                # with a gap in it is compacted once.
+                if gap in done:
+                    continue
                 free = gap
                 cell = gap - stride
                 while grid[cell] != 1:
+                    done.add(cell)
                     colour = grid[cell]
                     if colour:
                         grid[free] = colour
