@@ -71,16 +71,19 @@ def main(argv: list[str] | None = None) -> int:
 
     packs = select_packs(args.packs, pack_files())
     print(f"Vexed, algorithm `{args.algorithm}`, time limit {args.time_limit:g} s per level\n")
-    print("| pack | levels | solved | at par | total s | cpu s | max s | slowest level |")
-    print("|---|---:|---:|---:|---:|---:|---:|---|")
-    totals = [0, 0, 0, 0.0, 0.0]
+    print(
+        "| pack | levels | solved | at par | under par | proved optimal | total s | cpu s "
+        "| max s | slowest level |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    totals = [0, 0, 0, 0, 0, 0.0, 0.0]
     misses: list[str] = []
     for file_name, pack in packs:
         levels = GAME.parse((LEVELS / file_name).read_text(encoding="utf-8"))
         numbers = list(range(1, len(levels) + 1))
         if args.levels:
             numbers = [n for n in parse_numbers(args.levels) if 1 <= n <= len(levels)]
-        solved = at_par = 0
+        solved = at_par = under_par = proved = 0
         total = cpu_total = slowest = 0.0
         slowest_name = ""
         for number in numbers:
@@ -95,10 +98,16 @@ def main(argv: list[str] | None = None) -> int:
                 solved += 1
                 if length == level.par:
                     at_par += 1
+                elif level.par is not None and length < level.par:
+                    under_par += 1
+                if result.optimal:
+                    proved += 1
             if not result.solved or length != level.par:
                 misses.append(
                     f"{pack} #{number} {level.title}: {result.status}, length {length}, "
-                    f"par {level.par}, {seconds:.1f} s {result.error or ''}".rstrip()
+                    f"par {level.par}, {seconds:.1f} s, "
+                    f"{'proved optimal' if result.optimal else 'not proved optimal'} "
+                    f"{result.error or ''}".rstrip()
                 )
             if args.verbose:
                 print(
@@ -109,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
         count = len(numbers)
         print(
-            f"| {pack} | {count} | {solved} | {at_par} | {total:.1f} | {cpu_total:.1f} | "
+            f"| {pack} | {count} | {solved} | {at_par} | {under_par} | {proved} | {total:.1f} "
+            f"| {cpu_total:.1f} | "
             f"{slowest:.2f} | "
             f"{slowest_name} |",
             flush=True,
@@ -117,11 +127,13 @@ def main(argv: list[str] | None = None) -> int:
         totals[0] += count
         totals[1] += solved
         totals[2] += at_par
-        totals[3] += total
-        totals[4] += cpu_total
+        totals[3] += under_par
+        totals[4] += proved
+        totals[5] += total
+        totals[6] += cpu_total
     print(
-        f"| **all** | {totals[0]} | {totals[1]} | {totals[2]} | {totals[3]:.1f} | "
-        f"{totals[4]:.1f} | | |"
+        f"| **all** | {totals[0]} | {totals[1]} | {totals[2]} | {totals[3]} | {totals[4]} "
+        f"| {totals[5]:.1f} | {totals[6]:.1f} | | |"
     )
     file_name, number = DARK_LORD
     dark_lord = GAME.parse((LEVELS / file_name).read_text(encoding="utf-8"))[number - 1]

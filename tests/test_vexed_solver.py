@@ -220,6 +220,57 @@ def test_the_compiled_bound_equals_the_reference_bound_on_played_boards() -> Non
             assert got == expected, (level.title, board)
 
 
+def test_the_compiled_moves_give_the_boards_the_rules_give() -> None:
+    # One expansion of kernels.astar puts every child of its start board into the pool (all
+    # but those the lone-block prune drops): they must be the boards the plain rules give.
+    import random
+
+    from webapp.games.vexed import kernels
+    from webapp.games.vexed.solver import _CompiledSearch
+
+    rng = random.Random(5)
+    two_stretches = GAME.parse(
+        "Vexed level\ntitle: two stretches\n--\n"
+        + "\n".join(("######", "#_c__#", "#_a__#", "#ad__#", "###__#", "#_d_c#", "######"))
+    )[0]
+    # Classic II #56 Oxnard: the board where a vanishing in two stretches of a column was
+    # first settled wrongly (a solution then failed to replay).
+    oxnard = level_of("03_classic_ii_levels.txt", 56)
+    oxnard_moves = "3,8< 5,7< 2,3> 1,5< 1,6< 1,5< 5,8< 6,6> 6,7< 2,1> 2,3<".split()
+    cases = [
+        (two_stretches, GAME.start(two_stretches)),
+        (oxnard, GAME.replay(oxnard, oxnard_moves)),
+    ]
+    for level in (oxnard, level_of("07_impossible_pack.txt", 1), level_of("06_panic_pack.txt", 30)):
+        for _ in range(12):
+            board = GAME.start(level)
+            for _ in range(rng.randint(0, 10)):
+                moves = GAME.legal_moves(level, board)
+                if not moves:
+                    break
+                board = GAME.apply(level, board, rng.choice(moves))
+            cases.append((level, board))
+    checked = 0
+    for level, board in cases:
+        compact = Compact(level)
+        encoded = compact.encode(board)
+        if compact.has_lone_block(encoded):
+            continue
+        expected = {GAME.apply(level, board, move) for move in GAME.legal_moves(level, board)} - {
+            board
+        }
+        expected = {b for b in expected if not compact.has_lone_block(compact.encode(b))}
+        search = _CompiledSearch(compact, Bounds(compact), 64)
+        search.push_start(encoded, 1)
+        if search.run(1, kernels.F_CAP, 0) == kernels.FOUND:
+            continue  # a child was cleared and the expansion stopped there
+        boards = int(search.state[kernels.BOARDS])
+        got = {compact.decode(search.board(i)) for i in range(1, boards)}
+        assert got == expected, (level.title, board)
+        checked += 1
+    assert checked >= 30
+
+
 def test_the_table_of_boards_grows_without_changing_the_search(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -251,3 +302,71 @@ def test_a_par_below_the_optimum_is_a_fact_of_the_data() -> None:
     assert plain.status == fast.status == "solved"
     assert plain.cost == fast.cost == 30
     assert_replays(level, fast.moves)
+
+
+# -- when A* runs long: the search within par ---------------------------------------------------
+
+
+def hurried(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A* hands over after its first slice of 256 expansions."""
+    from webapp.games.vexed import solver
+
+    monkeypatch.setattr(solver, "SLICE", 256)
+    monkeypatch.setattr(solver, "ASTAR_SHARE", 0.0)
+
+
+def test_a_long_search_hands_over_to_a_search_within_par(monkeypatch: pytest.MonkeyPatch) -> None:
+    level = level_of("03_classic_ii_levels.txt", 2)  # Fort Wayne, par 27
+    optimal = solve(GAME, level, "fast", limits=Limits(seconds=60))
+    hurried(monkeypatch)
+    result = solve(GAME, level, "fast", limits=Limits(seconds=60))
+    assert result.status == "solved"
+    assert len(result.moves) == result.cost <= level.par
+    # A* stopped early: the bound it proved is below par, so the answer is not claimed optimal
+    # unless it meets that bound.
+    assert result.extra["lower_bound"] < level.par
+    assert result.optimal == (result.cost <= result.extra["lower_bound"])
+    assert optimal.optimal and optimal.cost == 27 and optimal.extra["lower_bound"] == 20
+    assert result.expanded > 256  # A*'s slice, then the search within par
+    assert_replays(level, result.moves)
+
+
+def test_without_par_the_last_search_finds_some_solution(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import replace
+
+    level = replace(level_of("03_classic_ii_levels.txt", 2), par=None)
+    hurried(monkeypatch)
+    result = solve(GAME, level, "fast", limits=Limits(seconds=60))
+    assert result.status == "solved" and result.cost >= 27
+    assert result.extra["lower_bound"] < 27
+    assert_replays(level, result.moves)
+
+
+def test_a_par_below_the_optimum_is_proved_so_on_the_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Panic Pack #19: par 29, optimum 30. The search within 29 moves runs dry, which proves
+    # at least 30; the last search then finds a solution of 30 or more.
+    level = level_of("06_panic_pack.txt", 19)
+    hurried(monkeypatch)
+    result = solve(GAME, level, "fast", limits=Limits(seconds=60))
+    assert result.status == "solved"
+    assert result.extra["lower_bound"] == 30 <= result.cost
+    assert result.optimal == (result.cost == 30)
+    assert_replays(level, result.moves)
+
+
+def test_only_boards_that_are_queued_are_kept() -> None:
+    # Children cut by the bound are not stored: the pool holds the start and the boards queued.
+    from webapp.games.vexed import kernels
+    from webapp.games.vexed.solver import _CompiledSearch
+
+    level = level_of("32_variety_25_pack.txt", 48)
+    compact = Compact(level)
+    bounds = Bounds(compact)
+    start = compact.encode(GAME.start(level))
+    search = _CompiledSearch(compact, bounds, 256)
+    search.push_start(start, bounds.estimate(start))
+    while search.run(1 << 14, kernels.F_CAP, 0) == kernels.RUNNING:
+        pass
+    expanded, generated, _, _ = search.counters()
+    assert int(search.state[kernels.BOARDS]) <= generated + 1
+    assert expanded > 1000

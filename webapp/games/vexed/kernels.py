@@ -37,8 +37,10 @@ GROW = 4  # the table of boards is half full: rehash into a larger one, then go 
 BOUND, EXPANDED, GENERATED, WAITING, BOARDS, ENTRIES, GOAL, LAST, MEMO = range(9)
 STATE_SIZE = 9
 
-#: The g of a board met but never queued.
-NEVER = 2**31 - 1
+#: Orders of the bounded-cost search besides g + weight * bound (weight > 0): the potential
+#: h / (cap - g), least first, and depth first.
+POTENTIAL = -1
+DEPTH_FIRST = -2
 
 #: f and g beyond these are not queued (no published level comes near).
 F_CAP = 1024
@@ -240,10 +242,10 @@ def estimate(row, memo_keys, memo_values, state, reach, near, pair, column, m, c
 
 
 @njit(cache=True)
-def _settle(grid, moved, moved_count, stride, counts, doomed, lowest, doomed_cells):
+def _settle(grid, moved, moved_count, stride, counts, doomed, doomed_cells):
     """Settle ``grid`` after the cells ``moved[:moved_count]`` received blocks: vanish every
-    block touching its colour (all at once), let the columns above fall, repeat. False when a
-    colour is left with a single block (such a board is never worth keeping)."""
+    block touching its colour (all at once), let the blocks above each gap fall, repeat. False
+    when a colour is left with a single block (such a board is never worth keeping)."""
     while True:
         found = 0
         for x in range(moved_count):
@@ -266,26 +268,33 @@ def _settle(grid, moved, moved_count, stride, counts, doomed, lowest, doomed_cel
         lonely = False
         for x in range(found):
             cell = doomed_cells[x]
-            doomed[cell] = 0
             counts[grid[cell]] -= 1
             grid[cell] = 0
-            column = cell % stride
-            if cell > lowest[column]:
-                lowest[column] = cell
         # Before the move no colour had a single block, so one that has now lost blocks
         # to a vanishing and kept exactly one is the only way to get there.
         for colour in range(2, COLOUR_SLOTS):
             if counts[colour] == 1:
                 lonely = True
+        # Lowest gaps first (insertion sort: a handful of cells).
+        for x in range(1, found):
+            cell = doomed_cells[x]
+            y = x - 1
+            while y >= 0 and doomed_cells[y] < cell:
+                doomed_cells[y + 1] = doomed_cells[y]
+                y -= 1
+            doomed_cells[y + 1] = cell
         moved_count = 0
-        for column in range(stride):
-            gap = lowest[column]
-            if gap < 0:
-                continue
-            lowest[column] = -1
+        for x in range(found):
+            gap = doomed_cells[x]
+            if not doomed[gap]:
+                continue  # compacted from a lower gap of the same stretch
+            doomed[gap] = 0
+            # Compact the blocks above the gap, up to the next solid cell: a column may hold
+            # several stretches between solid cells, and each one with a gap is compacted.
             free = gap
             cell = gap - stride
             while grid[cell] != 1:
+                doomed[cell] = 0
                 colour = grid[cell]
                 if colour:
                     grid[free] = colour
@@ -307,29 +316,46 @@ def _hash(row, m):
 
 
 @njit(cache=True)
-def _find_or_add(pool, table, row, m, state):
-    """The id of the board ``row`` in the pool, adding it if new: (id, True if added).
-    (-1, False) when the pool is full."""
+def _find(pool, table, row, m):
+    """The id of the board ``row`` in the pool (-1 if it is not there), and its slot in the
+    table (where it is, or the free slot to add it at)."""
     mask = len(table) - 1
     slot = np.int64(_hash(row, m) & np.uint64(mask))
     while True:
         here = table[slot]
         if here == 0:
-            boards = state[BOARDS]
-            if boards >= pool.shape[0]:
-                return -1, False
-            pool[boards, :] = row[:m]
-            table[slot] = boards + 1
-            state[BOARDS] = boards + 1
-            return boards, True
+            return -1, slot
         same = True
         for i in range(m):
             if pool[here - 1, i] != row[i]:
                 same = False
                 break
         if same:
-            return here - 1, False
+            return here - 1, slot
         slot = (slot + 1) & mask
+
+
+@njit(cache=True)
+def _add(pool, table, slot, row, m, state):
+    """Add the board ``row`` at the free ``slot`` that ``_find`` gave: its id, or -1 when
+    the pool is full."""
+    boards = state[BOARDS]
+    if boards >= pool.shape[0]:
+        return -1
+    pool[boards, :] = row[:m]
+    table[slot] = boards + 1
+    state[BOARDS] = boards + 1
+    return boards
+
+
+@njit(cache=True)
+def _find_or_add(pool, table, row, m, state):
+    """The id of the board ``row`` in the pool, adding it if new: (id, True if added).
+    (-1, False) when the pool is full."""
+    known, slot = _find(pool, table, row, m)
+    if known >= 0:
+        return known, False
+    return _add(pool, table, slot, row, m, state), True
 
 
 @njit(cache=True)
@@ -346,7 +372,7 @@ def rehash(pool, boards, table, m):
 @njit(cache=True)
 def astar(
     pool,  # uint8[capacity, m]: every board met, one byte per open cell
-    g_of,  # int32[capacity]: moves to reach each board (-1: its bound is infinite; NEVER)
+    g_of,  # int32[capacity]: moves to reach each board (-1: its bound is infinite)
     parent,  # int32[capacity]
     table,  # int64[2^k]: board id + 1 per slot, 0 free
     heads,  # int32[F_CAP, G_CAP]: the first open entry per (f, g), -1 none
@@ -364,10 +390,17 @@ def astar(
     column,
     state,  # int64[STATE_SIZE]
     budget,
+    cap,  # no board with f = g + bound above this is queued (F_CAP: none is cut)
+    weight,  # 0: A* on f; w > 0: best-first on g + w * bound (a bounded-cost search)
 ):
     """A* on f = moves + bound over settled boards, deepest g first within an f; the first
     cleared board taken (or generated at g equal to the current f) is optimal because the
-    bound is consistent. Resumable: runs ``budget`` expansions, then returns RUNNING."""
+    bound is consistent. Resumable: runs ``budget`` expansions, then returns RUNNING.
+
+    With ``weight`` > 0 the buckets hold g + weight * bound instead of f, and the first
+    cleared board generated ends the search: it is a solution of at most ``cap`` moves (the
+    bound is admissible), not necessarily the shortest. ``state[BOUND]`` is then the lowest
+    bucket that may be full, which can go down as well as up."""
     m = len(cell_at)
     size = len(walls)
     # Small tables grow (the caller rehashes) rather than start huge: a slot in a fresh
@@ -380,7 +413,6 @@ def astar(
     child_counts = np.zeros(COLOUR_SLOTS, np.int64)
     moved = np.empty(size, np.int64)
     doomed = np.zeros(size, np.uint8)
-    lowest = np.full(stride, -1, np.int64)
     scratch = np.empty(size, np.int64)
     scratch_counts = np.empty(COLOUR_SLOTS, np.int64)
     scratch_starts = np.empty(COLOUR_SLOTS, np.int64)
@@ -399,7 +431,9 @@ def astar(
             state[BOUND] = bound
             if bound >= F_CAP:
                 return EXHAUSTED
-            return RUNNING  # let the caller note the new bound
+            if weight == 0:
+                return RUNNING  # let the caller note the new bound
+            continue
         entry = heads[bound, g]
         heads[bound, g] = entry_next[entry]
         state[WAITING] -= 1
@@ -463,7 +497,7 @@ def astar(
                     below = above
                     above -= stride
                 if contact and not _settle(
-                    child, moved, moved_count, stride, child_counts, doomed, lowest, scratch
+                    child, moved, moved_count, stride, child_counts, doomed, scratch
                 ):
                     continue
                 cleared = True
@@ -471,17 +505,21 @@ def astar(
                     row[j] = child[cell_at[j]]
                     if row[j] > 1:
                         cleared = False
-                known, added = _find_or_add(pool, table, row, m, state)
-                if known < 0:
-                    return FULL
-                if added:
-                    g_of[known] = NEVER
-                elif g_of[known] < 0 or g_of[known] <= child_g:
+                # Only boards that are queued (or cleared) are kept: in a bounded search
+                # most children are cut, and keeping them would fill the pool.
+                known, slot = _find(pool, table, row, m)
+                if known >= 0 and (g_of[known] < 0 or g_of[known] <= child_g):
                     continue
                 if cleared:
+                    if child_g > cap:
+                        continue
+                    if known < 0:
+                        known = _add(pool, table, slot, row, m, state)
+                        if known < 0:
+                            return FULL
                     g_of[known] = child_g
                     parent[known] = board
-                    if child_g == bound:
+                    if weight != 0 or child_g == bound:
                         state[GOAL] = known
                         state[GENERATED] += 1
                         return FOUND
@@ -491,14 +529,31 @@ def astar(
                                  column, m, scratch_counts, scratch_starts,
                                  scratch_members)  # fmt: skip
                     if h >= INF:
-                        g_of[known] = -1  # never queued, never estimated again
+                        if known >= 0:
+                            g_of[known] = -1  # never queued again
                         continue
                 f = child_g + h
-                if f >= F_CAP or child_g >= G_CAP:
-                    continue
+                if f > cap or child_g >= cap or f >= F_CAP or child_g >= G_CAP:
+                    continue  # (a board with blocks left at g = cap needs more than cap)
+                if weight > 0:
+                    f = child_g + weight * h  # the bucket, no longer f itself
+                elif weight == POTENTIAL:
+                    f = (F_CAP - 2) * h // (cap - child_g)
+                elif weight == DEPTH_FIRST:
+                    f = cap - child_g
+                if weight != 0:
+                    if f >= F_CAP:
+                        continue
+                    if f < bound:
+                        bound = f
+                        state[BOUND] = f
                 entries = state[ENTRIES]
                 if entries >= len(entry_board):
                     return FULL
+                if known < 0:
+                    known = _add(pool, table, slot, row, m, state)
+                    if known < 0:
+                        return FULL
                 g_of[known] = child_g
                 parent[known] = board
                 entry_board[entries] = known

@@ -164,11 +164,13 @@ def _all_paths(
 
 
 def solve_fast(level: Level, state: Board, monitor: Monitor) -> Result:
-    """A* on f = moves + the colour bound, with f buckets, deepest first within a bucket.
+    """A* on f = moves + the colour bound, with f buckets, deepest first within a bucket; on a
+    level A* cannot finish in its share of the time, a bounded-cost search for a solution of
+    at most par moves.
 
     The search loop is ``kernels.astar`` (compiled); this builds its tables from ``Bounds``,
     sizes its pool from the memory limit and runs it in slices of ``SLICE`` expansions,
-    ticking the monitor between slices."""
+    ticking the monitor between slices. docs/vexed-solver.md says when the answer is optimal."""
     from webapp.games.vexed import kernels  # numba: only solver processes load it
 
     compact = Compact(level)
@@ -184,33 +186,101 @@ def solve_fast(level: Level, state: Board, monitor: Monitor) -> Result:
         if h0 >= INF or compact.has_lone_block(start):
             extra["boards"] = 1
             return monitor.result("unsolvable", extra=extra)
-        search = _CompiledSearch(compact, bounds, monitor.limits.memory_mb)
-        search.push_start(start, h0)
-        limit = monitor.limits.nodes
-        while True:
-            budget = SLICE
-            if limit is not None:
-                budget = max(1, min(budget, limit - search.counters()[0]))
-            status = search.run(budget)
-            expanded, generated, waiting, bound = search.counters()
+        seconds = monitor.limits.seconds
+        until = None if seconds is None else monitor.elapsed + ASTAR_SHARE * seconds
+        astar = _CompiledSearch(compact, bounds, monitor.limits.memory_mb)
+        astar.push_start(start, h0)
+        status = _drive(astar, monitor, kernels.F_CAP, 0, until=until, hand_over=True)
+        done = astar.counters()
+        if status == kernels.FOUND:
+            extra["boards"] = done[1]
+            moves = _tokens(compact, astar.path())
+            return monitor.result("solved", moves=moves, cost=len(moves), optimal=True, extra=extra)
+        if status == kernels.EXHAUSTED:
+            extra["boards"] = done[1]
+            return monitor.result("unsolvable", extra=extra)
+        # A* proved every solution has at least ``proved`` moves. Now look for one of at
+        # most par moves, boards with the least potential bound / (par - moves) first; then
+        # (no par, or none within it) for one of any length, by moves + 2 * bound.
+        proved = extra["lower_bound"] = done[3]
+        del astar  # its pool is half the memory the next search may take
+        # Buckets hold moves + 2 * bound <= 2 * f, so this last cap cuts nothing the kernel
+        # could queue; no level comes near it (A* stops at G_CAP moves too).
+        last = (kernels.F_CAP - 1) // 2
+        searches = [(last, 2)]
+        # Par is counted from the level's start; from a position in play it says nothing.
+        at_start = start == compact.settle(compact.encode(Board(level.rows)))
+        if at_start and level.par is not None and proved <= level.par < last:
+            searches.insert(0, (level.par, ORDER))
+        for cap, order in searches:
+            bounded = _CompiledSearch(compact, bounds, monitor.limits.memory_mb)
+            bounded.push_start(start, h0, _bucket(h0, cap, order))
+            monitor.note = f"a solution of at most {cap} moves" if cap == level.par else ""
+            status = _drive(bounded, monitor, cap, order, offset=done)
+            expanded, generated, _, _ = bounded.counters()
+            extra["boards"] = done[1] + generated
             if status == kernels.FOUND:
-                monitor.tick(expanded, generated, waiting, bound, force=True)
-                extra["boards"] = generated
-                path = search.path()
-                moves = _tokens(compact, path)
+                moves = _tokens(compact, bounded.path())
+                optimal = len(moves) <= proved
                 return monitor.result(
-                    "solved", moves=moves, cost=len(moves), optimal=True, extra=extra
+                    "solved", moves=moves, cost=len(moves), optimal=optimal, extra=extra
                 )
-            if status == kernels.EXHAUSTED:
-                monitor.tick(expanded, generated, 0, bound, force=True)
-                extra["boards"] = generated
-                return monitor.result("unsolvable", extra=extra)
-            if status == kernels.FULL:
-                raise Stop("memory-limit")
-            monitor.note = f"f-bound {bound}"
-            monitor.tick(expanded, generated, waiting, bound, search.sample)
+            # No solution within this cap: the optimum is above it.
+            proved = extra["lower_bound"] = cap + 1
+            done = (done[0] + expanded, done[1] + generated, 0, proved)
+            del bounded
+        return monitor.result("unsolvable", extra=extra)
 
     return run_search(search, monitor)
+
+
+def _bucket(h: int, cap: int, weight: int, g: int = 0) -> int:
+    """The bucket of a board in the bounded-cost search (as ``kernels.astar`` computes it)."""
+    from webapp.games.vexed import kernels
+
+    if weight > 0:
+        return g + weight * h
+    if weight == kernels.POTENTIAL:
+        return (kernels.F_CAP - 2) * h // (cap - g)
+    return cap - g
+
+
+def _drive(
+    search: _CompiledSearch,
+    monitor: Monitor,
+    cap: int,
+    weight: int,
+    until: float | None = None,
+    hand_over: bool = False,
+    offset: tuple[int, int, int, int] = (0, 0, 0, 0),
+) -> int:
+    """Run the kernel in slices, ticking the monitor between them, until it finds a solution
+    or runs dry (its status), or until the monitor's clock passes ``until`` (RUNNING). A full
+    pool ends the solve, unless ``hand_over`` lets another search take over (FULL). ``offset``
+    holds the expanded and generated counts of earlier searches of the same solve."""
+    from webapp.games.vexed import kernels
+
+    limit = monitor.limits.nodes
+    while True:
+        budget = SLICE
+        if limit is not None:
+            budget = max(1, min(budget, limit - offset[0] - search.counters()[0]))
+        status = search.run(budget, cap, weight)
+        expanded, generated, waiting, bucket = search.counters()
+        expanded += offset[0]
+        generated += offset[1]
+        if status in (kernels.FOUND, kernels.EXHAUSTED):
+            monitor.tick(expanded, generated, waiting, bucket, force=True)
+            return status
+        if status == kernels.FULL:
+            if hand_over:
+                return status
+            raise Stop("memory-limit")
+        if weight == 0:
+            monitor.note = f"f-bound {bucket}"
+        monitor.tick(expanded, generated, waiting, bucket, search.sample)
+        if until is not None and monitor.elapsed >= until:
+            return status
 
 
 #: Expansions per kernel call: a few milliseconds between monitor ticks.
@@ -219,6 +289,10 @@ SLICE = 1 << 14
 TABLE_START = 1 << 16
 #: The share of the memory limit the board pool may take.
 POOL_SHARE = 0.5
+#: The share of the time limit A* has before the bounded-cost search takes over.
+ASTAR_SHARE = 0.25
+#: The bounded-cost search's order (``kernels.POTENTIAL``, or a weight on the bound).
+ORDER = 2
 
 
 class _CompiledSearch:
@@ -271,7 +345,7 @@ class _CompiledSearch:
             grid[cell] = value
         return bytes(grid)
 
-    def push_start(self, start: bytes, h0: int) -> None:
+    def push_start(self, start: bytes, h0: int, bucket: int | None = None) -> None:
         kernels = self.kernels
         state = self.state
         kernels._find_or_add(self.pool, self.table, self.row(start), self.m, state)
@@ -279,14 +353,15 @@ class _CompiledSearch:
         self.parent[0] = -1
         self.entry_board[0] = 0
         self.entry_next[0] = -1
-        self.heads[h0, 0] = 0
-        self.top_g[h0] = 0
+        bucket = h0 if bucket is None else bucket
+        self.heads[bucket, 0] = 0
+        self.top_g[bucket] = 0
         state[kernels.ENTRIES] = 1
         state[kernels.WAITING] = 1
         state[kernels.GENERATED] = 1
-        state[kernels.BOUND] = h0
+        state[kernels.BOUND] = bucket
 
-    def run(self, budget: int) -> int:
+    def run(self, budget: int, cap: int, weight: int) -> int:
         import numpy as np
 
         kernels = self.kernels
@@ -295,7 +370,7 @@ class _CompiledSearch:
                 self.pool, self.g_of, self.parent, self.table, self.heads, self.top_g,
                 self.entry_board, self.entry_next, self.walls, self.cell_at,
                 self.compact.stride, self.memo_keys, self.memo_values, self.reach, self.near,
-                self.pair, self.column, self.state, budget,
+                self.pair, self.column, self.state, budget, cap, weight,
             )  # fmt: skip
             if status != kernels.GROW:
                 return status
@@ -346,7 +421,10 @@ def _tokens(compact: Compact, boards: list[bytes]) -> list[str]:
 ALGORITHMS: dict[str, Algorithm] = {
     "fast": Algorithm(
         name="fast",
-        summary="A* with a per-colour lower bound (gaps and wall-aware meeting costs); optimal",
+        summary=(
+            "A* with a per-colour lower bound (gaps and wall-aware meeting costs); optimal when "
+            "it finishes, else a solution within par, and the result says which"
+        ),
         metric="moves",
         optimal=True,
         run=solve_fast,
