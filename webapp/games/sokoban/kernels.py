@@ -1,9 +1,13 @@
-"""The Sokoban solver's hot loop, compiled with numba: the box-goal matching bound.
+"""The Sokoban solver's hot loops, compiled with numba: the box-goal matching bound and the
+fast solver's whole best-first searches, forwards and backwards.
 
 The fast solver bounds every position it generates by the cheapest one-to-one pairing of
 boxes with goals (matching.py explains the method). In CPython that assignment took most of
 the solver's time on levels of twenty boxes and more; here it is the same shortest
 augmenting path algorithm over a numpy table of push distances, compiled to machine code.
+``search`` is a best-first search itself (compiled.py drives it): player reach, pushes (or
+pulls), PI-corrals, freeze deadlocks, the matching bound (one augmentation per child), a
+transposition table and the open list, all over numpy arrays.
 
 Compiled code is cached beside this file (``cache=True``), so only the first run on a new
 install pays the compile (a few seconds).
@@ -13,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from webapp.games.sokoban.board import FAR
 
 #: Larger than any sum of push distances the kernel can meet (FAR times 64 x 64 boxes).
 INFINITE = 1 << 62
@@ -69,8 +75,577 @@ def assignment(distances, cells):  # pragma: no cover - compiled
     return total
 
 
+# -- the best-first searches, compiled -------------------------------------------------------
+# Floor squares are numbered 0..n-1 in cell order; a position is its boxes as a bit set of
+# those numbers (``words`` uint64 per state) and the lowest-numbered square the player can
+# reach. Directions are LURD, so direction d and d ^ 2 are opposite.
+
+#: What ``search`` returns.
+RUNNING, FOUND, EXHAUSTED, FULL = 0, 1, 2, 3
+#: Slots of the ``counters`` array that ``search`` keeps between calls.
+STORED, WAITING, EXPANDED, GENERATED, GOAL, LAST, DEPTH, MEET = range(8)
+COUNTERS = 8
+#: A heap key is the priority shifted left by this, or'ed with h (h < FAR < 2**24).
+PRIORITY_SHIFT = 24
+
+
+@njit(cache=True)
+def _augment(
+    distances, cells, n, row_potential, column_potential, owner, row, via, slack, used
+):  # pragma: no cover - compiled
+    """Match ``row`` (1-based) along a shortest augmenting path (as ``assignment``)."""
+    owner[0] = row
+    current = 0
+    for column in range(n + 1):
+        slack[column] = INFINITE
+        used[column] = False
+    while True:
+        used[current] = True
+        matched = owner[current]
+        cell = cells[matched - 1]
+        base = row_potential[matched]
+        delta = INFINITE
+        nearest = 0
+        for column in range(1, n + 1):
+            if not used[column]:
+                reduced = distances[cell, column - 1] - base - column_potential[column]
+                if reduced < slack[column]:
+                    slack[column] = reduced
+                    via[column] = current
+                if slack[column] < delta:
+                    delta = slack[column]
+                    nearest = column
+        for column in range(n + 1):
+            if used[column]:
+                row_potential[owner[column]] += delta
+                column_potential[column] -= delta
+            else:
+                slack[column] -= delta
+        current = nearest
+        if owner[current] == 0:
+            break
+    while current:
+        previous = via[current]
+        owner[current] = owner[previous]
+        current = previous
+
+
+@njit(cache=True)
+def _matching_total(distances, cells, n, owner):  # pragma: no cover - compiled
+    total = 0
+    for column in range(1, n + 1):
+        total += distances[cells[owner[column] - 1], column - 1]
+    return total
+
+
+@njit(cache=True)
+def _reach(start, occupied, neighbours, mark, stamp, stack):  # pragma: no cover - compiled
+    """Mark the squares the player reaches from ``start`` with ``stamp``; the lowest one."""
+    mark[start] = stamp
+    stack[0] = start
+    top = 1
+    low = start
+    while top:
+        top -= 1
+        square = stack[top]
+        for direction in range(4):
+            next_square = neighbours[square, direction]
+            if next_square >= 0 and occupied[next_square] == 0 and mark[next_square] != stamp:
+                mark[next_square] = stamp
+                stack[top] = next_square
+                top += 1
+                if next_square < low:
+                    low = next_square
+    return low
+
+
+@njit(cache=True)
+def _frozen(square, occupied, neighbours, dead, goal, assumed):  # pragma: no cover - compiled
+    """-1 when the box on ``square`` may still move; else how many boxes frozen with it (it
+    included) stand off goal. Boxes under test count as walls (Board._frozen)."""
+    assumed[square] = 1
+    off_goal = 0
+    for axis in range(2):
+        before = neighbours[square, axis]
+        after = neighbours[square, axis + 2]
+        if before < 0 or after < 0 or assumed[before] or assumed[after]:
+            continue
+        if dead[before] and dead[after]:
+            continue
+        if occupied[before]:
+            held = _frozen(before, occupied, neighbours, dead, goal, assumed)
+            if held >= 0:
+                off_goal += held
+                continue
+        if occupied[after]:
+            held = _frozen(after, occupied, neighbours, dead, goal, assumed)
+            if held >= 0:
+                off_goal += held
+                continue
+        assumed[square] = 0
+        return -1
+    assumed[square] = 0
+    return off_goal + (1 - goal[square])
+
+
+@njit(cache=True)
+def _corral(
+    occupied,
+    neighbours,
+    live,
+    goal,
+    mark,
+    stamp,
+    label,
+    fence_mark,
+    next_label,
+    stack,
+    fence,
+    best,
+    candidate,
+):  # pragma: no cover - compiled
+    """The pushes into the smallest PI-corral, as (box square * 4 + direction) in ``best``;
+    returns (how many, or -1 when there is no PI-corral; the next free label). Zero pushes
+    means the position is dead. Board.corral_pushes explains the reasoning; this is it over
+    squares: ``mark == stamp`` is the player's reach, ``label`` numbers the pockets."""
+    squares = neighbours.shape[0]
+    found = -1
+    base = next_label
+    for first in range(squares):
+        if occupied[first] or mark[first] == stamp or label[first] >= base:
+            continue
+        pocket = next_label
+        next_label += 1
+        label[first] = pocket
+        stack[0] = first
+        size = 1
+        has_goal = goal[first] == 1
+        fences = 0
+        # Flood the pocket; the stack keeps every square of it (below ``size``).
+        at = 0
+        while at < size:
+            square = stack[at]
+            at += 1
+            for direction in range(4):
+                near = neighbours[square, direction]
+                if near < 0:
+                    continue
+                if occupied[near]:
+                    if fence_mark[near] != pocket:
+                        fence_mark[near] = pocket
+                        fence[fences] = near
+                        fences += 1
+                elif mark[near] != stamp and label[near] != pocket:
+                    label[near] = pocket
+                    stack[size] = near
+                    size += 1
+                    has_goal = has_goal or goal[near] == 1
+        off_goal = False
+        for index in range(fences):
+            if not goal[fence[index]]:
+                off_goal = True
+        if not (has_goal or off_goal):
+            continue
+        count = 0
+        valid = True
+        for index in range(fences):
+            box = fence[index]
+            for direction in range(4):
+                target = neighbours[box, direction]
+                source = neighbours[box, direction ^ 2]
+                target_in = target >= 0 and label[target] == pocket
+                stuck_source = source < 0 or label[source] == pocket or fence_mark[source] == pocket
+                if target_in:
+                    if not live[target]:
+                        continue
+                    if source >= 0 and mark[source] == stamp:
+                        candidate[count] = box * 4 + direction
+                        count += 1
+                    elif not stuck_source:
+                        valid = False
+                        break
+                else:
+                    stuck_target = target < 0 or not live[target] or fence_mark[target] == pocket
+                    if not stuck_target and not stuck_source:
+                        valid = False
+                        break
+            if not valid:
+                break
+        if valid and (found < 0 or count < found):
+            found = count
+            for index in range(count):
+                best[index] = candidate[index]
+            if found == 0:
+                break
+    return found, next_label
+
+
+@njit(cache=True)
+def _before(keys, ids, a, b):  # pragma: no cover - compiled
+    return keys[a] < keys[b] or (keys[a] == keys[b] and ids[a] < ids[b])
+
+
+@njit(cache=True)
+def _heap_push(keys, ids, size, key, state):  # pragma: no cover - compiled
+    at = size
+    keys[at] = key
+    ids[at] = state
+    while at > 0:
+        up = (at - 1) >> 1
+        if _before(keys, ids, at, up):
+            keys[at], keys[up] = keys[up], keys[at]
+            ids[at], ids[up] = ids[up], ids[at]
+            at = up
+        else:
+            break
+
+
+@njit(cache=True)
+def _heap_pop(keys, ids, size):  # pragma: no cover - compiled
+    """Remove the first entry of a heap of ``size`` entries; its state."""
+    top = ids[0]
+    size -= 1
+    keys[0] = keys[size]
+    ids[0] = ids[size]
+    at = 0
+    while True:
+        left = 2 * at + 1
+        if left >= size:
+            break
+        best = left
+        if left + 1 < size and _before(keys, ids, left + 1, left):
+            best = left + 1
+        if _before(keys, ids, best, at):
+            keys[at], keys[best] = keys[best], keys[at]
+            ids[at], ids[best] = ids[best], ids[at]
+            at = best
+        else:
+            break
+    return top
+
+
+@njit(cache=True)
+def _find(
+    words, player, hashes, table, key_hash, query, query_player
+):  # pragma: no cover - compiled
+    """The state with these boxes and player square, or -(slot + 1) for the empty slot where
+    it would go."""
+    mask = table.shape[0] - 1
+    slot = key_hash & mask
+    width = words.shape[1]
+    while True:
+        entry = table[slot]
+        if entry == 0:
+            return -(np.int64(slot) + 1)
+        state = entry - 1
+        if hashes[state] == key_hash and player[state] == query_player:
+            same = True
+            for word in range(width):
+                if words[state, word] != query[word]:
+                    same = False
+                    break
+            if same:
+                return state
+        slot = (slot + 1) & mask
+
+
+@njit(cache=True)
+def box_hash(query, box_keys):  # pragma: no cover - compiled
+    """The Zobrist hash of a bit set of boxes."""
+    value = np.uint64(0)
+    for word in range(query.shape[0]):
+        bits = query[word]
+        square = word * 64
+        while bits:
+            if bits & np.uint64(1):
+                value ^= box_keys[square]
+            bits >>= np.uint64(1)
+            square += 1
+    return value
+
+
+@njit(cache=True)
+def lookup(
+    words, player, hashes, table, box_keys, player_keys, query, query_player
+):  # pragma: no cover - compiled
+    """The state of a ``search`` table with these boxes and player square, or -1."""
+    key_hash = box_hash(query, box_keys) ^ player_keys[query_player]
+    found = _find(words, player, hashes, table, key_hash, query, query_player)
+    return found if found >= 0 else -1
+
+
+@njit(cache=True)
+def search(
+    neighbours,
+    live,
+    goal,
+    distances,
+    box_keys,
+    player_keys,
+    weight,
+    corrals,
+    reverse,
+    words,
+    player,
+    parent,
+    push,
+    depth,
+    hashes,
+    table,
+    heap_keys,
+    heap_ids,
+    counters,
+    other_words,
+    other_player,
+    other_hashes,
+    other_table,
+    target_words,
+    target_player,
+    target_hash,
+    budget,
+):  # pragma: no cover - compiled
+    """Weighted best-first by pushes, or by pulls when ``reverse`` (priority g + weight * h,
+    h the matching bound; ties by h, then first come): at most ``budget`` expansions, then
+    RUNNING; FOUND (the state in counters[GOAL]), EXHAUSTED when nothing is left to expand,
+    FULL when the arrays are.
+
+    Forwards the goal is every box on a goal; backwards it is the target position (the
+    start). A child found in the other direction's table (``other_*``) is FOUND too, with
+    that state in counters[MEET]. Forwards, dead squares, PI-corrals and freeze deadlocks
+    prune; both ways, positions no matching can finish. Every position generated is kept in
+    ``table`` (open addressing, ids + 1) so none is expanded twice. A pull's record is the
+    push that undoes it."""
+    squares = neighbours.shape[0]
+    width = words.shape[1]
+    capacity = words.shape[0]
+    occupied = np.zeros(squares, np.uint8)
+    assumed = np.zeros(squares, np.uint8)
+    dead = np.zeros(squares, np.uint8)
+    for square in range(squares):
+        dead[square] = 1 - live[square]
+    mark = np.zeros(squares, np.int64)
+    stack = np.empty(squares, np.int64)
+    boxes = distances.shape[1]
+    cells = np.empty(boxes, np.int64)
+    child_cells = np.empty(boxes, np.int64)
+    moves = np.empty(4 * boxes, np.int64)
+    query = np.empty(width, np.uint64)
+    row_potential = np.zeros(boxes + 1, np.int64)
+    column_potential = np.zeros(boxes + 1, np.int64)
+    owner = np.zeros(boxes + 1, np.int64)
+    child_rows = np.zeros(boxes + 1, np.int64)
+    child_columns = np.zeros(boxes + 1, np.int64)
+    child_owner = np.zeros(boxes + 1, np.int64)
+    via = np.zeros(boxes + 1, np.int64)
+    slack = np.empty(boxes + 1, np.int64)
+    used = np.empty(boxes + 1, np.bool_)
+    label = np.zeros(squares, np.int64)
+    fence_mark = np.zeros(squares, np.int64)
+    fence = np.empty(boxes, np.int64)
+    corral_moves = np.empty(4 * boxes, np.int64)
+    candidate = np.empty(4 * boxes, np.int64)
+    row_of = np.zeros(squares, np.int64)
+    next_label = 1
+    stamp = 0
+    done = 0
+    while done < budget:
+        waiting = counters[WAITING]
+        if waiting == 0:
+            return EXHAUSTED
+        if counters[STORED] + 4 * boxes + 1 > capacity:
+            return FULL
+        state = _heap_pop(heap_keys, heap_ids, waiting)
+        counters[WAITING] = waiting - 1
+        counters[EXPANDED] += 1
+        counters[LAST] = state
+        done += 1
+        g = depth[state]
+        counters[DEPTH] = g
+        # Lay the boxes out.
+        count = 0
+        on_goal = 0
+        for word in range(width):
+            bits = words[state, word]
+            square = word * 64
+            while bits:
+                if bits & np.uint64(1):
+                    occupied[square] = 1
+                    cells[count] = square
+                    row_of[square] = count
+                    count += 1
+                    on_goal += goal[square]
+                bits >>= np.uint64(1)
+                square += 1
+        stamp += 1
+        _reach(player[state], occupied, neighbours, mark, stamp, stack)
+        moves_found = -1
+        if reverse:
+            moves_found = 0
+            for row in range(count):
+                box = cells[row]
+                for direction in range(4):
+                    # The player on the box's side ``direction`` steps on; the box follows.
+                    towards = neighbours[box, direction]
+                    if towards < 0 or occupied[towards] or mark[towards] != stamp:
+                        continue
+                    beyond = neighbours[towards, direction]
+                    if beyond < 0 or occupied[beyond]:
+                        continue
+                    moves[moves_found] = row * 4 + direction
+                    moves_found += 1
+        elif corrals:
+            moves_found, next_label = _corral(
+                occupied, neighbours, live, goal, mark, stamp, label, fence_mark, next_label,
+                stack, fence, corral_moves, candidate,
+            )  # fmt: skip
+            for index in range(moves_found):
+                moves[index] = row_of[corral_moves[index] >> 2] * 4 + (corral_moves[index] & 3)
+        if moves_found < 0:
+            moves_found = 0
+            for row in range(count):
+                box = cells[row]
+                for direction in range(4):
+                    target = neighbours[box, direction]
+                    behind = neighbours[box, direction ^ 2]
+                    if target < 0 or behind < 0 or not live[target] or occupied[target]:
+                        continue
+                    if mark[behind] != stamp:
+                        continue
+                    moves[moves_found] = row * 4 + direction
+                    moves_found += 1
+        matched = False
+        parent_hash = hashes[state] ^ player_keys[player[state]]
+        for index in range(moves_found):
+            row = moves[index] >> 2
+            direction = moves[index] & 3
+            box = cells[row]
+            target = neighbours[box, direction]
+            occupied[box] = 0
+            occupied[target] = 1
+            stamp += 1
+            if reverse:
+                walker = neighbours[target, direction]
+                record = target * 4 + (direction ^ 2)
+            else:
+                walker = box
+                record = box * 4 + direction
+            low = _reach(walker, occupied, neighbours, mark, stamp, stack)
+            for word in range(width):
+                query[word] = words[state, word]
+            query[box >> 6] ^= np.uint64(1) << np.uint64(box & 63)
+            query[target >> 6] ^= np.uint64(1) << np.uint64(target & 63)
+            key_hash = parent_hash ^ box_keys[box] ^ box_keys[target] ^ player_keys[low]
+            found = _find(words, player, hashes, table, key_hash, query, low)
+            if found >= 0:
+                occupied[box] = 1
+                occupied[target] = 0
+                continue
+            child = counters[STORED]
+            counters[STORED] = child + 1
+            table[-found - 1] = child + 1
+            for word in range(width):
+                words[child, word] = query[word]
+            player[child] = low
+            parent[child] = state
+            push[child] = record
+            depth[child] = g + 1
+            hashes[child] = key_hash
+            counters[GENERATED] += 1
+            if reverse:
+                if key_hash == target_hash and low == target_player:
+                    same = True
+                    for word in range(width):
+                        if query[word] != target_words[word]:
+                            same = False
+                    if same:
+                        counters[GOAL] = child
+                        return FOUND
+            elif on_goal - goal[box] + goal[target] == count:
+                counters[GOAL] = child
+                return FOUND
+            met = _find(other_words, other_player, other_hashes, other_table, key_hash, query, low)
+            if met >= 0:
+                counters[GOAL] = child
+                counters[MEET] = met
+                return FOUND
+            if not reverse and _frozen(target, occupied, neighbours, dead, goal, assumed) > 0:
+                occupied[box] = 1
+                occupied[target] = 0
+                continue
+            if not matched:
+                for column in range(boxes + 1):
+                    row_potential[column] = 0
+                    column_potential[column] = 0
+                    owner[column] = 0
+                for line in range(1, count + 1):
+                    _augment(distances, cells, count, row_potential, column_potential, owner,
+                             line, via, slack, used)  # fmt: skip
+                matched = True
+            # One augmentation from the parent's matching: only this box's row changed.
+            for column in range(count + 1):
+                child_rows[column] = row_potential[column]
+                child_columns[column] = column_potential[column]
+                child_owner[column] = owner[column]
+            for line in range(count):
+                child_cells[line] = cells[line]
+            child_cells[row] = target
+            freed = 1
+            while child_owner[freed] != row + 1:
+                freed += 1
+            child_owner[freed] = 0
+            best = INFINITE
+            for column in range(1, count + 1):
+                reduced = distances[target, column - 1] - child_columns[column]
+                if reduced < best:
+                    best = reduced
+            child_rows[row + 1] = best
+            if distances[target, freed - 1] - child_columns[freed] == best:
+                child_owner[freed] = row + 1
+            else:
+                _augment(distances, child_cells, count, child_rows, child_columns, child_owner,
+                         row + 1, via, slack, used)  # fmt: skip
+            h = _matching_total(distances, child_cells, count, child_owner)
+            occupied[box] = 1
+            occupied[target] = 0
+            if h >= FAR:
+                continue
+            key = (g + 1 + weight * h) << PRIORITY_SHIFT | h
+            _heap_push(heap_keys, heap_ids, counters[WAITING], key, child)
+            counters[WAITING] += 1
+        for row in range(count):
+            occupied[cells[row]] = 0
+    return RUNNING
+
+
+@njit(cache=True)
+def rehash(hashes, stored, table):  # pragma: no cover - compiled
+    """Put states 0..stored-1 into an empty ``table``."""
+    mask = table.shape[0] - 1
+    for state in range(stored):
+        slot = hashes[state] & mask
+        while table[slot] != 0:
+            slot = (slot + 1) & mask
+        table[slot] = state + 1
+
+
 def warm_up() -> None:
-    """Compile (or load from the cache) the kernel here with the argument types the solver
-    gives it, so a player's first solve of a big level does not wait for the compiler."""
+    """Compile (or load from the cache) the kernels here with the argument types the solver
+    gives them, so a player's first solve does not wait for the compiler."""
     table = np.array([[1, 2], [2, 1], [3, 3]], dtype=np.int64)
     assert assignment(table, np.array([0, 1], dtype=np.int64)) == 2
+    # The compiled forward search, on a level small enough to solve at once.
+    from webapp.games.sokoban import GAME
+    from webapp.games.sokoban.board import Board
+    from webapp.games.sokoban.compiled import CompiledSearch
+    from webapp.games.sokoban.solver import _start
+
+    level = GAME.parse("#######\n#.$ $.#\n#  @  #\n#######")[0]
+    board = Board(level)
+    search = CompiledSearch(board, GAME.start(level), 10, memory_mb=16)
+    assert _start(board, GAME.start(level))[2] in search  # compiles the lookup
+    running = search.search()
+    try:
+        while True:
+            next(running)
+    except StopIteration as finished:
+        assert finished.value[0]

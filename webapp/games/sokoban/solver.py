@@ -17,6 +17,7 @@ import numpy as np
 from webapp.games.base import Algorithm
 from webapp.games.sokoban import Position, walk
 from webapp.games.sokoban.board import FAR, Board, cells_of
+from webapp.games.sokoban.compiled import MEMORY_SHARE, CompiledSearch
 from webapp.games.sokoban.level import Level
 from webapp.games.sokoban.matching import Duals, assignment_cost, reassign, solve_assignment
 from webapp.games.sokoban.rooms import SMALLEST_ROOM, GoalRoom, goal_rooms, push_path
@@ -316,12 +317,17 @@ class Setting:
     smallest_room: int = SMALLEST_ROOM
     #: Search backwards: pull the boxes from the goals to where they stand now.
     reverse: bool = False
+    #: Run the search as compiled code (compiled.py), without macros.
+    compiled: bool = False
 
 
 #: The fast solver's portfolio, run in turns: the forward search is stuck where goals must be
 #: filled in a certain order, the backward one where boxes must leave their starts in one, so
 #: taking turns solves more levels than either alone (Microban 93, 139 and 146 among them).
-PORTFOLIO = (Setting(10), Setting(10, reverse=True))
+PORTFOLIO = (
+    Setting(10, macros=False, compiled=True),
+    Setting(10, reverse=True, compiled=True),
+)
 
 #: Expansions a search makes in each of its turns.
 TURN = 2048
@@ -466,13 +472,20 @@ def _best_first(
     return None, expanded, generated
 
 
+def _meet_path(meet: Parents | CompiledSearch, key: int) -> list[int]:
+    """The pushes from the start to ``key`` in a forward search's parent links."""
+    if isinstance(meet, CompiledSearch):
+        return meet.pushes_to(key)
+    return _push_path(meet, key)
+
+
 def _best_first_reverse(
     board: Board,
     position: Position,
     setting: Setting,
     stride: int,
     parents: Parents | None = None,
-    meet: Parents | None = None,
+    meet: Parents | CompiledSearch | None = None,
 ) -> Generator[Pause, None, Outcome]:
     """Weighted best-first by pulls from the solved boxes back to the start, pausing every
     ``stride`` expansions; ends with the forward pushes, or None when the space ran out.
@@ -527,7 +540,7 @@ def _best_first_reverse(
             if child_key == start_key:
                 return _push_path(parents, child_key)[::-1], expanded, generated
             if child_key in meet:
-                path = _push_path(meet, child_key) + _push_path(parents, child_key)[::-1]
+                path = _meet_path(meet, child_key) + _push_path(parents, child_key)[::-1]
                 return path, expanded, generated
             child_h = bound.child(child, box, target)
             if child_h >= FAR:
@@ -555,8 +568,9 @@ def run_fast(
     settings: tuple[Setting, ...] = PORTFOLIO,
 ) -> Result:
     """Best-first searches with different settings taking turns until one solves the level;
-    they meet where one reaches a position the other has seen. A matching bound, goal-room
-    and tunnel macros, PI-corral pruning, freeze deadlocks and dead squares."""
+    they meet where one reaches a position the other has seen. A matching bound, PI-corral
+    pruning, freeze deadlocks and dead squares; by default both searches run compiled
+    (compiled.py), and CPython settings may add goal-room and tunnel macros."""
     board = Board(level)
     bound = LowerBound(board)
 
@@ -578,21 +592,37 @@ def run_fast(
         chosen = list(settings)
         # The positions the first search of each direction has reached, for the two to meet
         # in the middle; any other search keeps its own.
-        forward: Parents = {}
-        backward: Parents = {}
+        forward: Parents | CompiledSearch = {}
+        backward: Parents | CompiledSearch = {}
         first_forward = next((i for i, s in enumerate(chosen) if not s.reverse), None)
         first_backward = next((i for i, s in enumerate(chosen) if s.reverse), None)
+        share = MEMORY_SHARE / max(1, sum(s.compiled for s in chosen))
 
         def begin(index: int) -> Generator[Pause, None, Outcome]:
+            nonlocal forward, backward
             setting = chosen[index]
+            if setting.compiled:
+                compiled = CompiledSearch(
+                    board, position, int(setting.weight), monitor.limits.memory_mb,
+                    setting.corrals, setting.reverse, share,
+                )  # fmt: skip
+                if index == first_forward:
+                    forward = compiled
+                if index == first_backward:
+                    backward = compiled
+                if isinstance(forward, CompiledSearch) and isinstance(backward, CompiledSearch):
+                    forward.partner, backward.partner = backward, forward
+                return compiled.search(monitor.limits.nodes)
             if setting.reverse:
-                mine = backward if index == first_backward else {}
+                mine = backward if index == first_backward and isinstance(backward, dict) else {}
                 mine.clear()
                 return _best_first_reverse(board, position, setting, stride, mine, forward)
-            mine = forward if index == first_forward else {}
+            mine = forward if index == first_forward and isinstance(forward, dict) else {}
             mine.clear()
+            # (A Python forward search meets only a Python backward one.)
+            meet = backward if isinstance(backward, dict) else {}
             return _best_first(
-                board, bound, position, setting, stride, rooms_for(setting), mine, backward
+                board, bound, position, setting, stride, rooms_for(setting), mine, meet
             )
 
         runs = [begin(index) for index in range(len(chosen))]
@@ -729,9 +759,9 @@ ALGORITHMS: dict[str, Algorithm] = {
     ),
     "fast": Algorithm(
         "fast",
-        "Weighted best-first by pushes forwards and by pulls backwards from the goals, in "
-        "turns, meeting in the middle, with a box-goal matching bound, goal-room and tunnel "
-        "macros, PI-corral pruning, freeze deadlocks and dead squares; built for speed, not "
+        "Weighted best-first by pushes forwards and by pulls backwards from the goals, "
+        "compiled, in turns, meeting in the middle, with a box-goal matching bound, PI-corral "
+        "pruning, freeze deadlocks and dead squares; built for speed, not "
         "optimal.",
         "pushes",
         False,

@@ -1,0 +1,232 @@
+"""The fast solver's compiled searches (compiled.py, kernels.search)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from webapp.games.sokoban import GAME, kernels
+from webapp.games.sokoban.board import Board
+from webapp.games.sokoban.compiled import CompiledSearch
+from webapp.games.sokoban.solver import (
+    PORTFOLIO,
+    Setting,
+    _best_first_reverse,
+    _solved,
+    run_fast,
+)
+from webapp.search import Limits, Monitor, Stop
+from webapp.solving import check_solution, solve
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "sokoban"
+MICROBAN = GAME.parse((BENCHMARKS / "microban.xsb").read_text())
+XSOKOBAN = GAME.parse((BENCHMARKS / "xsokoban.xsb").read_text())
+LIMITS = Limits(seconds=30, nodes=2_000_000)
+COMPILED = Setting(compiled=True, macros=False)
+BACKWARD = Setting(compiled=True, reverse=True)
+
+
+def test_the_default_portfolio_runs_both_searches_compiled() -> None:
+    assert {(setting.compiled, setting.reverse) for setting in PORTFOLIO} == {
+        (True, False),
+        (True, True),
+    }
+
+
+@pytest.mark.parametrize("setting", [COMPILED, BACKWARD])
+@pytest.mark.parametrize("number", [1, 2, 6, 15, 40, 93, 100, 139])
+def test_each_compiled_search_alone_finds_solutions_that_replay(
+    setting: Setting, number: int
+) -> None:
+    level = MICROBAN[number - 1]
+    result = run_fast(level, GAME.start(level), Monitor(LIMITS), (setting,))
+    assert result.status == "solved"
+    assert check_solution(GAME, level, GAME.start(level), result.moves) is None
+    assert result.extra["pushes"] == GAME.count(level, result.moves)["pushes"]
+
+
+def test_the_compiled_search_solves_a_level_from_the_middle_of_a_game() -> None:
+    level = MICROBAN[9]
+    first = solve(GAME, level, "bfs", limits=LIMITS)
+    state = GAME.start(level)
+    for move in first.moves[: len(first.moves) // 2]:
+        state = GAME.apply(level, state, move)
+    result = solve(GAME, level, "fast", state=state, limits=LIMITS)
+    assert result.status == "solved"
+    assert check_solution(GAME, level, state, result.moves) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "######\n#. $@#\n# $. #\n######",
+        "#######\n#.#   #\n# #$@ #\n# #   #\n#######",
+        # Room to move, but the two boxes can only ever reach the same goal.
+        "#######\n#.   .#\n#  $  #\n## @ ##\n# $   #\n#######",
+    ],
+)
+def test_the_compiled_search_alone_proves_an_unsolvable_level(text: str) -> None:
+    level = GAME.parse(text)[0]
+    for setting in (COMPILED, Setting(compiled=True, macros=False, corrals=False), BACKWARD):
+        result = run_fast(level, GAME.start(level), Monitor(LIMITS), (setting,))
+        assert result.status == "unsolvable"
+
+
+def test_the_compiled_search_stops_at_the_node_limit_between_slices() -> None:
+    level = XSOKOBAN[2]
+    result = run_fast(
+        level, GAME.start(level), Monitor(Limits(seconds=60, nodes=3000)), (COMPILED,)
+    )
+    assert result.status == "node-limit"
+    assert 3000 <= result.expanded < 3000 + 64
+
+
+def test_the_compiled_search_is_cancelled_between_slices() -> None:
+    level = XSOKOBAN[2]
+    asked = []
+
+    def cancelled() -> bool:
+        asked.append(1)
+        return len(asked) > 5
+
+    monitor = Monitor(Limits(seconds=60, nodes=None), cancelled=cancelled)
+    result = run_fast(level, GAME.start(level), monitor, (COMPILED,))
+    assert result.status == "cancelled"
+    assert 0 < result.expanded
+    assert len(asked) == 6
+
+
+def test_a_full_compiled_search_waits_for_its_partner_then_stops() -> None:
+    level = XSOKOBAN[2]
+    b = Board(level)
+    search = CompiledSearch(b, GAME.start(level), 10, memory_mb=1)
+    assert search.capacity < 10_000
+    partner = CompiledSearch(b, GAME.start(level), 10, memory_mb=64, reverse=True)
+    search.partner, partner.partner = partner, search
+    running = search.search()
+    pauses = [next(running) for _ in range(200)]
+    assert search.full
+    assert pauses[-1][:2] == pauses[-2][:2]
+    assert search.counters[kernels.STORED] <= search.capacity
+    partner.full = True
+    with pytest.raises(Stop):
+        next(running)
+
+
+def _random_positions(level, count: int, seed: int):
+    b = Board(level)
+    squares = sorted(level.floor)
+    chooser = random.Random(seed)
+    boxes = len(level.boxes)
+    for _ in range(count):
+        chosen = chooser.sample(squares, boxes + 1)
+        yield b, chosen[0], chosen[1:]
+
+
+@pytest.mark.parametrize("number", [3, 12, 40])
+def test_compiled_freeze_deadlocks_agree_with_the_board(number: int) -> None:
+    level = XSOKOBAN[number - 1]
+    search = CompiledSearch(Board(level), GAME.start(level), 10, memory_mb=64)
+    dead = 1 - search.live
+    frozen = 0
+    for b, _player, cells in _random_positions(level, 300, number):
+        boxes = sum(1 << c for c in cells)
+        occupied = np.zeros(len(search.cells), np.uint8)
+        for c in cells:
+            occupied[search.index[c]] = 1
+        assumed = np.zeros(len(search.cells), np.uint8)
+        for c in cells:
+            expected = b.freeze_deadlock(boxes, c)
+            got = kernels._frozen(
+                search.index[c], occupied, search.neighbours, dead, search.goal, assumed
+            )
+            assert (got > 0) == expected
+            frozen += expected
+    assert frozen > 0
+
+
+@pytest.mark.parametrize("number", [3, 12, 40])
+def test_compiled_pi_corrals_agree_with_the_board(number: int) -> None:
+    level = XSOKOBAN[number - 1]
+    search = CompiledSearch(Board(level), GAME.start(level), 10, memory_mb=64)
+    squares = len(search.cells)
+    boxes_count = len(level.boxes)
+    mark = np.zeros(squares, np.int64)
+    stack = np.empty(squares, np.int64)
+    label = np.zeros(squares, np.int64)
+    fence_mark = np.zeros(squares, np.int64)
+    fence = np.empty(boxes_count, np.int64)
+    best = np.empty(4 * boxes_count, np.int64)
+    candidate = np.empty(4 * boxes_count, np.int64)
+    next_label = 1
+    pruned = 0
+    for stamp, (b, player, cells) in enumerate(_random_positions(level, 300, number), 1):
+        boxes = sum(1 << c for c in cells)
+        region = b.reach(player, boxes)
+        expected = b.corral_pushes(boxes, region)
+        occupied = np.zeros(squares, np.uint8)
+        for c in cells:
+            occupied[search.index[c]] = 1
+        kernels._reach(search.index[player], occupied, search.neighbours, mark, stamp, stack)
+        found, next_label = kernels._corral(
+            occupied, search.neighbours, search.live, search.goal, mark, stamp, label,
+            fence_mark, next_label, stack, fence, best, candidate,
+        )  # fmt: skip
+        if expected is None:
+            assert found == -1
+            continue
+        pruned += 1
+        got = {(search.cells[push >> 2], push & 3) for push in best[:found].tolist()}
+        assert got == {(box, direction) for box, _offset, direction in expected}
+    assert pruned > 0
+
+
+def _run_out(search):
+    try:
+        while True:
+            next(search)
+    except StopIteration as finished:
+        return finished.value
+
+
+def test_a_backward_search_meets_the_compiled_one() -> None:
+    level = MICROBAN[99]
+    b = Board(level)
+    start = GAME.start(level)
+    forward = CompiledSearch(b, start, 10, memory_mb=64)
+    assert forward.run(100) == kernels.RUNNING
+    alone = _run_out(_best_first_reverse(b, start, Setting(reverse=True), 64, {}, {}))
+    pushes, expanded, _generated = _run_out(
+        _best_first_reverse(b, start, Setting(reverse=True), 64, {}, forward)
+    )
+    assert pushes is not None and expanded < alone[1]
+    result = _solved(Monitor(LIMITS), b, start, pushes, False)
+    assert check_solution(GAME, level, start, result.moves) is None
+
+
+def test_the_two_compiled_searches_meet_in_the_middle() -> None:
+    # XSokoban 3: forwards alone does not get there within this budget; with the backward
+    # search the two meet, and the joined path replays.
+    level = XSOKOBAN[2]
+    alone = run_fast(
+        level, GAME.start(level), Monitor(Limits(seconds=60, nodes=400_000)), (COMPILED,)
+    )
+    assert alone.status == "node-limit"
+    b = Board(level)
+    start = GAME.start(level)
+    forward = CompiledSearch(b, start, 10, memory_mb=256)
+    backward = CompiledSearch(b, start, 10, memory_mb=256, reverse=True)
+    forward.partner, backward.partner = backward, forward
+    statuses = []
+    for _ in range(100):  # at most 400,000 expansions in all
+        statuses = [forward.run(2000), backward.run(2000)]
+        if kernels.FOUND in statuses:
+            break
+    assert kernels.FOUND in statuses
+    finder = forward if statuses[0] == kernels.FOUND else backward
+    assert finder.counters[kernels.MEET] >= 0
+    result = _solved(Monitor(LIMITS), b, start, finder.solution(), False)
+    assert check_solution(GAME, level, start, result.moves) is None

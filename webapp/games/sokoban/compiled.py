@@ -1,0 +1,277 @@
+"""The fast solver's searches run as compiled code (``kernels.search``), forwards by pushes
+and backwards by pulls, meeting in the middle.
+
+The search loop — player reach, pushes or pulls, the transposition table, PI-corrals and
+freeze deadlocks, the matching bound, the open list — runs in numba over numpy arrays; this
+module builds the level's tables, sizes the arrays from the memory limit, runs the kernel in
+slices of a few milliseconds and converts positions and pushes to and from the bitboards of
+``board.py``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator
+
+import numpy as np
+
+from webapp.games.sokoban import Position
+from webapp.games.sokoban.board import FAR, Board, cells_of
+from webapp.search import Stop
+
+#: The share of the memory limit the compiled searches' arrays may take, all together.
+MEMORY_SHARE = 0.5
+#: Slots in the transposition table at first; it doubles whenever a slice could fill half.
+TABLE_START = 1 << 16
+#: How long one kernel call should run: short enough for timely ticks and cancellation.
+SLICE_SECONDS = 0.01
+#: Bits for the player square in a solver.py state key (kept in step with PLAYER_BITS).
+PLAYER_BITS = 12
+
+#: What the search reports at each pause (solver.Pause) and how it ends (solver.Outcome).
+Pause = tuple[int, int, int, int, int, int]
+Outcome = tuple[list[int] | None, int, int]
+
+
+class CompiledSearch:
+    """One run of ``kernels.search`` on a level, forwards from ``position`` to the goals or
+    backwards (``reverse``) from the goals to ``position``: its arrays, and the conversions.
+
+    Two runs on the same level and position meet when ``partner`` links them. A forward one
+    is also a stand-in for the forward search's parent links: ``key in search`` and
+    ``search.pushes_to(key)`` let a CPython backward search meet it (keys as in solver.py).
+    """
+
+    def __init__(
+        self,
+        board: Board,
+        position: Position,
+        weight: int,
+        memory_mb: int | None,
+        corrals: bool = True,
+        reverse: bool = False,
+        share: float = MEMORY_SHARE,
+    ):
+        from webapp.games.sokoban import kernels  # numba: loaded only when this search runs
+
+        self.kernels = kernels
+        self.board = board
+        cells = self.cells = sorted(board.level.floor)
+        index = self.index = {cell: number for number, cell in enumerate(cells)}
+        squares = len(cells)
+        self.neighbours = np.full((squares, 4), -1, np.int64)
+        for number, cell in enumerate(cells):
+            for direction, (_, offset) in enumerate(board.directions):
+                self.neighbours[number, direction] = index.get(cell + offset, -1)
+        self.live = np.array([board.live >> cell & 1 for cell in cells], np.uint8)
+        self.goal = np.array([board.goal_mask >> cell & 1 for cell in cells], np.uint8)
+        start = board.boxes_of(position)
+        if reverse:
+            table = board.distances_from(sorted(cells_of(start)))
+        else:
+            table = board.distances
+        self.distances = np.array([table[cell] for cell in cells], np.int64)
+        random = np.random.default_rng(0x50C0BA)
+        self.box_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
+        self.player_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
+        self.weight = int(weight)
+        self.corrals = corrals
+        self.reverse = reverse
+        self.partner: CompiledSearch | None = None
+        #: Set when the arrays are full: the search expands no more.
+        self.full = False
+        width = self.width = (squares + 63) // 64
+        boxes = len(position.boxes)
+        # Bytes per stored position: its words, player, parent, push and depth, its hash,
+        # one open-list entry and (at most) four table slots.
+        per_state = 8 * width + 4 * 4 + 8 + 12 + 16
+        budget = (memory_mb or 2048) * share * 2**20
+        capacity = max(4096, int(budget // per_state))
+        self.capacity = capacity
+        # np.empty takes pages from the system only as the search fills them.
+        self.words = np.empty((capacity, width), np.uint64)
+        self.player = np.empty(capacity, np.int32)
+        self.parent = np.empty(capacity, np.int32)
+        self.push = np.empty(capacity, np.int32)
+        self.depth = np.empty(capacity, np.int32)
+        self.hashes = np.empty(capacity, np.uint64)
+        self.heap_keys = np.empty(capacity, np.int64)
+        self.heap_ids = np.empty(capacity, np.int32)
+        self.table = np.zeros(TABLE_START, np.int32)
+        self.counters = np.zeros(kernels.COUNTERS, np.int64)
+        self.counters[kernels.MEET] = -1
+        self.most_children = 4 * boxes
+        self.empty = (
+            np.zeros((1, width), np.uint64),
+            np.zeros(1, np.int32),
+            np.zeros(1, np.uint64),
+            np.zeros(1, np.int32),
+        )
+        # Where the search starts, and (backwards) the position it looks for.
+        region = board.reach(position.player, start)
+        self.target_words = self.query(start)
+        self.target_player = index[(region & -region).bit_length() - 1]
+        self.target_hash = self.key_hash(self.target_words, self.target_player)
+        if reverse:
+            roots = []
+            free = board.floor & ~board.goal_mask
+            while free:
+                region = board.reach((free & -free).bit_length() - 1, board.goal_mask)
+                free &= ~region
+                roots.append((board.goal_mask, region))
+        else:
+            roots = [(start, board.reach(position.player, start))]
+        for boxes_at, region in roots:
+            self._add_root(boxes_at, index[(region & -region).bit_length() - 1])
+
+    def key_hash(self, query: np.ndarray, low: int) -> np.uint64:
+        return self.kernels.box_hash(query, self.box_keys) ^ self.player_keys[low]
+
+    def _add_root(self, boxes: int, low: int) -> None:
+        kernels, counters = self.kernels, self.counters
+        query = self.query(boxes)
+        state = int(counters[kernels.STORED])
+        self.words[state] = query
+        self.player[state] = low
+        self.parent[state] = -1
+        self.push[state] = 0
+        self.depth[state] = 0
+        self.hashes[state] = self.key_hash(query, low)
+        counters[kernels.STORED] = state + 1
+        counters[kernels.GENERATED] += 1
+        self.table[:] = 0
+        kernels.rehash(self.hashes, state + 1, self.table)
+        h = int(kernels.assignment(self.distances, np.flatnonzero(self.unpack(query))))
+        if h < FAR:
+            waiting = int(counters[kernels.WAITING])
+            self.heap_keys[waiting] = self.weight * h << kernels.PRIORITY_SHIFT | h
+            self.heap_ids[waiting] = state
+            counters[kernels.WAITING] = waiting + 1
+            # Roots all have depth 0: sorting by key keeps the array a heap.
+            order = np.lexsort((self.heap_ids[: waiting + 1], self.heap_keys[: waiting + 1]))
+            self.heap_keys[: waiting + 1] = self.heap_keys[: waiting + 1][order]
+            self.heap_ids[: waiting + 1] = self.heap_ids[: waiting + 1][order]
+
+    # -- conversions ------------------------------------------------------------------------
+    def query(self, boxes: int) -> np.ndarray:
+        """The kernel's bit set for a bitboard of boxes."""
+        bits = 0
+        index = self.index
+        for cell in cells_of(boxes):
+            bits |= 1 << index[cell]
+        mask = (1 << 64) - 1
+        return np.array([bits >> 64 * word & mask for word in range(self.width)], np.uint64)
+
+    def unpack(self, words: np.ndarray) -> np.ndarray:
+        """One byte per square: 1 where a box stands."""
+        return np.unpackbits(words.view(np.uint8), bitorder="little")[: len(self.cells)]
+
+    def bitboard(self, state: int) -> int:
+        boxes = 0
+        for number in np.flatnonzero(self.unpack(self.words[state])):
+            boxes |= 1 << self.cells[number]
+        return boxes
+
+    def _state_of(self, key: int) -> int:
+        boxes, low = key >> PLAYER_BITS, key & ((1 << PLAYER_BITS) - 1)
+        number = self.index.get(low)
+        if number is None:
+            return -1
+        return int(
+            self.kernels.lookup(
+                self.words, self.player, self.hashes, self.table, self.box_keys,
+                self.player_keys, self.query(boxes), number,
+            )
+        )  # fmt: skip
+
+    def __contains__(self, key: int) -> bool:
+        return self._state_of(key) >= 0
+
+    def pushes_to(self, key: int) -> list[int]:
+        """The pushes (packed as solver.py packs them) from the start to the state ``key``."""
+        return self._pushes(self._state_of(key))
+
+    def _pushes(self, state: int) -> list[int]:
+        """The pushes from the start to ``state`` (forwards) or from ``state`` to the start
+        (backwards)."""
+        pushes = []
+        while self.parent[state] >= 0:
+            push = int(self.push[state])
+            pushes.append(self.cells[push >> 2] << 2 | push & 3)
+            state = int(self.parent[state])
+        return pushes if self.reverse else pushes[::-1]
+
+    def solution(self) -> list[int]:
+        """The pushes of the solution the last run FOUND."""
+        kernels, counters = self.kernels, self.counters
+        mine = self._pushes(int(counters[kernels.GOAL]))
+        met = int(counters[kernels.MEET])
+        if met < 0:
+            return mine
+        assert self.partner is not None
+        theirs = self.partner._pushes(met)
+        return theirs + mine if self.reverse else mine + theirs
+
+    # -- running ----------------------------------------------------------------------------
+    def run(self, budget: int) -> int:
+        """At most ``budget`` expansions; the kernel's status."""
+        kernels, counters = self.kernels, self.counters
+        need = int(counters[kernels.STORED]) + budget * self.most_children
+        if need * 2 > len(self.table):
+            size = len(self.table)
+            while need * 2 > size:
+                size *= 2
+            self.table = np.zeros(size, np.int32)
+            kernels.rehash(self.hashes, int(counters[kernels.STORED]), self.table)
+        other = self.empty
+        if self.partner is not None:
+            partner = self.partner
+            other = (partner.words, partner.player, partner.hashes, partner.table)
+        return int(
+            kernels.search(
+                self.neighbours, self.live, self.goal, self.distances, self.box_keys,
+                self.player_keys, self.weight, self.corrals, self.reverse, self.words,
+                self.player, self.parent, self.push, self.depth, self.hashes, self.table,
+                self.heap_keys, self.heap_ids, counters, *other, self.target_words,
+                self.target_player, self.target_hash, budget,
+            )
+        )  # fmt: skip
+
+    def pause(self) -> Pause:
+        kernels, counters = self.kernels, self.counters
+        last = int(counters[kernels.LAST])
+        return (
+            int(counters[kernels.EXPANDED]),
+            int(counters[kernels.GENERATED]),
+            int(counters[kernels.WAITING]),
+            int(counters[kernels.DEPTH]),
+            self.cells[int(self.player[last])],
+            self.bitboard(last),
+        )
+
+    def search(self, node_limit: int | None = None) -> Generator[Pause, None, Outcome]:
+        """Run in slices of about SLICE_SECONDS, pausing after each; ends with the pushes of a
+        solution, or None when the whole space is exhausted. When the arrays are full it
+        stops expanding but keeps pausing while its partner runs, which can still meet it;
+        with no partner running it raises Stop("memory-limit")."""
+        kernels = self.kernels
+        budget = 64
+        while True:
+            if node_limit is not None:
+                budget = max(1, min(budget, node_limit - int(self.counters[kernels.EXPANDED])))
+            started = time.perf_counter()
+            status = self.run(budget)
+            spent = time.perf_counter() - started
+            expanded, generated = self.pause()[:2]
+            if status == kernels.FOUND:
+                return self.solution(), expanded, generated
+            if status == kernels.EXHAUSTED:
+                return None, expanded, generated
+            if status == kernels.FULL:
+                self.full = True
+                while self.partner is not None and not self.partner.full:
+                    yield self.pause()
+                raise Stop("memory-limit")
+            if spent > 0:
+                budget = int(min(max(budget * SLICE_SECONDS / spent, 16), budget * 4, 1 << 16))
+            yield self.pause()
