@@ -173,6 +173,17 @@ def test_solutions_only_use_legal_moves() -> None:
         GAME.apply(level, board, result.moves[0])
 
 
+def random_play(level, rng, most: int) -> Board:
+    """The board after up to ``most`` random legal moves from the start."""
+    board = GAME.start(level)
+    for _ in range(rng.randint(0, most)):
+        moves = GAME.legal_moves(level, board)
+        if not moves:
+            break
+        board = GAME.apply(level, board, rng.choice(moves))
+    return board
+
+
 # -- the compiled search -----------------------------------------------------------------------
 
 
@@ -205,12 +216,7 @@ def test_the_compiled_bound_equals_the_reference_bound_on_played_boards() -> Non
         starts = np.empty(kernels.COLOUR_SLOTS, np.int64)
         members = np.empty(m, np.int64)
         for _ in range(15):
-            board = GAME.start(level)
-            for _ in range(rng.randint(0, 12)):
-                moves = GAME.legal_moves(level, board)
-                if not moves:
-                    break
-                board = GAME.apply(level, board, rng.choice(moves))
+            board = random_play(level, rng, 12)
             encoded = compact.encode(board)
             expected = bounds.estimate(encoded)
             got = kernels.estimate(
@@ -242,14 +248,7 @@ def test_the_compiled_moves_give_the_boards_the_rules_give() -> None:
         (oxnard, GAME.replay(oxnard, oxnard_moves)),
     ]
     for level in (oxnard, level_of("07_impossible_pack.txt", 1), level_of("06_panic_pack.txt", 30)):
-        for _ in range(12):
-            board = GAME.start(level)
-            for _ in range(rng.randint(0, 10)):
-                moves = GAME.legal_moves(level, board)
-                if not moves:
-                    break
-                board = GAME.apply(level, board, rng.choice(moves))
-            cases.append((level, board))
+        cases.extend((level, random_play(level, rng, 10)) for _ in range(12))
     checked = 0
     for level, board in cases:
         compact = Compact(level)

@@ -36,43 +36,8 @@ def assignment(distances, cells):  # pragma: no cover - compiled
     slack = np.empty(n + 1, np.int64)
     used = np.empty(n + 1, np.bool_)
     for row in range(1, n + 1):
-        owner[0] = row
-        current = 0
-        slack[:] = INFINITE
-        used[:] = False
-        while True:
-            used[current] = True
-            matched = owner[current]
-            cell = cells[matched - 1]
-            base = row_potential[matched]
-            delta = INFINITE
-            nearest = 0
-            for column in range(1, n + 1):
-                if not used[column]:
-                    reduced = distances[cell, column - 1] - base - column_potential[column]
-                    if reduced < slack[column]:
-                        slack[column] = reduced
-                        via[column] = current
-                    if slack[column] < delta:
-                        delta = slack[column]
-                        nearest = column
-            for column in range(n + 1):
-                if used[column]:
-                    row_potential[owner[column]] += delta
-                    column_potential[column] -= delta
-                else:
-                    slack[column] -= delta
-            current = nearest
-            if owner[current] == 0:
-                break
-        while current:
-            previous = via[current]
-            owner[current] = owner[previous]
-            current = previous
-    total = 0
-    for column in range(1, n + 1):
-        total += distances[cells[owner[column] - 1], column - 1]
-    return total
+        _augment(distances, cells, n, row_potential, column_potential, owner, row, via, slack, used)
+    return _matching_total(distances, cells, n, owner)
 
 
 # -- the best-first searches, compiled -------------------------------------------------------
