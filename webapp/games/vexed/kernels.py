@@ -37,11 +37,6 @@ GROW = 4  # the table of boards is half full: rehash into a larger one, then go 
 BOUND, EXPANDED, GENERATED, WAITING, BOARDS, ENTRIES, GOAL, LAST, MEMO = range(9)
 STATE_SIZE = 9
 
-#: Orders of the bounded-cost search besides g + weight * bound (weight > 0): the potential
-#: h / (cap - g), least first, and depth first.
-POTENTIAL = -1
-DEPTH_FIRST = -2
-
 #: f and g beyond these are not queued (no published level comes near).
 F_CAP = 1024
 G_CAP = 512
@@ -519,7 +514,7 @@ def astar(
                             return FULL
                     g_of[known] = child_g
                     parent[known] = board
-                    if weight != 0 or child_g == bound:
+                    if weight > 0 or child_g == bound:
                         state[GOAL] = known
                         state[GENERATED] += 1
                         return FOUND
@@ -537,11 +532,6 @@ def astar(
                     continue  # (a board with blocks left at g = cap needs more than cap)
                 if weight > 0:
                     f = child_g + weight * h  # the bucket, no longer f itself
-                elif weight == POTENTIAL:
-                    f = (F_CAP - 2) * h // (cap - child_g)
-                elif weight == DEPTH_FIRST:
-                    f = cap - child_g
-                if weight != 0:
                     if f >= F_CAP:
                         continue
                     if f < bound:

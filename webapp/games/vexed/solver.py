@@ -200,23 +200,23 @@ def solve_fast(level: Level, state: Board, monitor: Monitor) -> Result:
             extra["boards"] = done[1]
             return monitor.result("unsolvable", extra=extra)
         # A* proved every solution has at least ``proved`` moves. Now look for one of at
-        # most par moves, boards with the least potential bound / (par - moves) first; then
-        # (no par, or none within it) for one of any length, by moves + 2 * bound.
+        # most par moves, then (no par, or none within it) for one of any length, both by
+        # moves + WEIGHT * bound.
         proved = extra["lower_bound"] = done[3]
         del astar  # its pool is half the memory the next search may take
-        # Buckets hold moves + 2 * bound <= 2 * f, so this last cap cuts nothing the kernel
-        # could queue; no level comes near it (A* stops at G_CAP moves too).
-        last = (kernels.F_CAP - 1) // 2
-        searches = [(last, 2)]
+        # Buckets hold moves + WEIGHT * bound <= WEIGHT * f, so this last cap cuts nothing
+        # the kernel could queue; no level comes near it (A* stops at G_CAP moves too).
+        last = (kernels.F_CAP - 1) // WEIGHT
+        caps = [last]
         # Par is counted from the level's start; from a position in play it says nothing.
         at_start = start == compact.settle(compact.encode(Board(level.rows)))
         if at_start and level.par is not None and proved <= level.par < last:
-            searches.insert(0, (level.par, ORDER))
-        for cap, order in searches:
+            caps.insert(0, level.par)
+        for cap in caps:
             bounded = _CompiledSearch(compact, bounds, monitor.limits.memory_mb)
-            bounded.push_start(start, h0, _bucket(h0, cap, order))
+            bounded.push_start(start, h0, WEIGHT * h0)
             monitor.note = f"a solution of at most {cap} moves" if cap == level.par else ""
-            status = _drive(bounded, monitor, cap, order, offset=done)
+            status = _drive(bounded, monitor, cap, WEIGHT, offset=done)
             expanded, generated, _, _ = bounded.counters()
             extra["boards"] = done[1] + generated
             if status == kernels.FOUND:
@@ -232,17 +232,6 @@ def solve_fast(level: Level, state: Board, monitor: Monitor) -> Result:
         return monitor.result("unsolvable", extra=extra)
 
     return run_search(search, monitor)
-
-
-def _bucket(h: int, cap: int, weight: int, g: int = 0) -> int:
-    """The bucket of a board in the bounded-cost search (as ``kernels.astar`` computes it)."""
-    from webapp.games.vexed import kernels
-
-    if weight > 0:
-        return g + weight * h
-    if weight == kernels.POTENTIAL:
-        return (kernels.F_CAP - 2) * h // (cap - g)
-    return cap - g
 
 
 def _drive(
@@ -291,8 +280,8 @@ TABLE_START = 1 << 16
 POOL_SHARE = 0.5
 #: The share of the time limit A* has before the bounded-cost search takes over.
 ASTAR_SHARE = 0.25
-#: The bounded-cost search's order (``kernels.POTENTIAL``, or a weight on the bound).
-ORDER = 2
+#: The bounded-cost searches take boards by moves + WEIGHT * bound.
+WEIGHT = 2
 
 
 class _CompiledSearch:
