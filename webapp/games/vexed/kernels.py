@@ -500,6 +500,16 @@ def astar(
                     row[j] = child[cell_at[j]]
                     if row[j] > 1:
                         cleared = False
+                h = -1
+                if weight > 0 and not cleared:
+                    # In a bounded search most children are cut: their bound (mostly a memo
+                    # hit) comes first and spares them the lookup in the table of boards,
+                    # a cache miss once the table is large.
+                    h = estimate(row, memo_keys, memo_values, state, reach, near, pair,
+                                 column, m, scratch_counts, scratch_starts,
+                                 scratch_members)  # fmt: skip
+                    if h >= INF or child_g + h > cap or child_g >= cap:
+                        continue
                 # Only boards that are queued (or cleared) are kept: in a bounded search
                 # most children are cut, and keeping them would fill the pool.
                 known, slot = _find(pool, table, row, m)
@@ -519,7 +529,7 @@ def astar(
                         state[GENERATED] += 1
                         return FOUND
                     h = 0
-                else:
+                elif h < 0:
                     h = estimate(row, memo_keys, memo_values, state, reach, near, pair,
                                  column, m, scratch_counts, scratch_starts,
                                  scratch_members)  # fmt: skip
