@@ -20,7 +20,9 @@ from webapp.games.sokoban.board import FAR, Board, cells_of
 from webapp.search import Stop
 
 #: The share of the memory limit the compiled searches' arrays may take, all together.
-MEMORY_SHARE = 0.5
+MEMORY_SHARE = 0.75
+#: Values of h the novelty test tells apart (larger ones share the last band).
+NOVELTY_BANDS = 2048
 #: Slots in the transposition table at first; it doubles whenever a slice could fill half.
 TABLE_START = 1 << 16
 #: How long one kernel call should run: short enough for timely ticks and cancellation.
@@ -51,6 +53,7 @@ class CompiledSearch:
         corrals: bool = True,
         reverse: bool = False,
         share: float = MEMORY_SHARE,
+        novelty: bool = False,
     ):
         from webapp.games.sokoban import kernels  # numba: loaded only when this search runs
 
@@ -71,6 +74,10 @@ class CompiledSearch:
         else:
             table = board.distances
         self.distances = np.array([table[cell] for cell in cells], np.int64)
+        # The goal of each column of the forward table.
+        self.goal_squares = np.array([index[goal] for goal in board.goals], np.int64)
+        # Novelty (kernels.search): per h, the squares a box or the player has stood on.
+        self.seen = np.zeros((NOVELTY_BANDS, squares) if novelty else (1, 1), np.uint8)
         random = np.random.default_rng(0x50C0BA)
         self.box_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
         self.player_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
@@ -230,10 +237,10 @@ class CompiledSearch:
         return int(
             kernels.search(
                 self.neighbours, self.live, self.goal, self.distances, self.box_keys,
-                self.player_keys, self.weight, self.corrals, self.reverse, self.words,
-                self.player, self.parent, self.push, self.depth, self.hashes, self.table,
-                self.heap_keys, self.heap_ids, counters, *other, self.target_words,
-                self.target_player, self.target_hash, budget,
+                self.player_keys, self.goal_squares, self.seen, self.weight,
+                self.corrals, self.reverse, self.words, self.player, self.parent, self.push,
+                self.depth, self.hashes, self.table, self.heap_keys, self.heap_ids, counters,
+                *other, self.target_words, self.target_player, self.target_hash, budget,
             )
         )  # fmt: skip
 

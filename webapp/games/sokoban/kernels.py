@@ -50,6 +50,8 @@ RUNNING, FOUND, EXHAUSTED, FULL = 0, 1, 2, 3
 #: Slots of the ``counters`` array that ``search`` keeps between calls.
 STORED, WAITING, EXPANDED, GENERATED, GOAL, LAST, DEPTH, MEET = range(8)
 COUNTERS = 8
+#: Added to the heap key of a child that is not novel (see ``seen`` in ``search``).
+STALE = 1 << 60
 #: A heap key is the priority shifted left by this, or'ed with h (h < FAR < 2**24).
 PRIORITY_SHIFT = 24
 
@@ -151,6 +153,84 @@ def _frozen(square, occupied, neighbours, dead, goal, assumed):  # pragma: no co
         return -1
     assumed[square] = 0
     return off_goal + (1 - goal[square])
+
+
+@njit(cache=True)
+def _goals_cut_off(
+    cells,
+    count,
+    occupied,
+    neighbours,
+    dead,
+    goal,
+    assumed,
+    goal_squares,
+    blocked,
+    queue,
+    table,
+    last,
+    box_keys,
+):  # pragma: no cover - compiled
+    """True when the boxes frozen on goals wall off the rest: with them as walls, no
+    matching takes every other box to a free goal by pushes. ``cells`` holds the boxes.
+
+    A frozen box never moves again in any solution, so it is a wall from here on; if the
+    other boxes cannot be paired with the other goals under the push distances of that
+    smaller floor, the position has no solution (a goal room filled in the wrong order).
+    ``table`` keeps those distances for the frozen set keyed in ``last[0]`` (``last[1]``
+    is 1 once it holds any), so a run of positions with the same frozen boxes pays only
+    for the matching."""
+    squares = neighbours.shape[0]
+    key = np.uint64(0)
+    frozen = 0
+    for row in range(count):
+        square = cells[row]
+        blocked[square] = 0
+        if goal[square] and _frozen(square, occupied, neighbours, dead, goal, assumed) >= 0:
+            blocked[square] = 1
+            key ^= box_keys[square]
+            frozen += 1
+    if frozen == 0 or frozen == count:
+        for row in range(count):
+            blocked[cells[row]] = 0
+        return False
+    goals = goal_squares.shape[0]
+    if not (last[1] == 1 and last[0] == key):
+        for column in range(goals):
+            for square in range(squares):
+                table[square, column] = FAR
+            target = goal_squares[column]
+            table[target, column] = 0
+            if blocked[target]:
+                continue
+            # Pull a lone box away from the goal over floor that is not frozen.
+            queue[0] = target
+            head, tail = 0, 1
+            while head < tail:
+                square = queue[head]
+                head += 1
+                for direction in range(4):
+                    came = neighbours[square, direction]
+                    if came < 0 or blocked[came] or table[came, column] < FAR:
+                        continue
+                    behind = neighbours[came, direction]
+                    if behind < 0 or blocked[behind]:
+                        continue
+                    table[came, column] = table[square, column] + 1
+                    queue[tail] = came
+                    tail += 1
+        for row in range(count):
+            square = cells[row]
+            if blocked[square]:
+                for column in range(goals):
+                    if goal_squares[column] != square:
+                        table[square, column] = FAR
+        last[0] = key
+        last[1] = 1
+    cut = assignment(table, cells[:count]) >= FAR
+    for row in range(count):
+        blocked[cells[row]] = 0
+    return cut
 
 
 @njit(cache=True)
@@ -347,6 +427,8 @@ def search(
     distances,
     box_keys,
     player_keys,
+    goal_squares,
+    seen,
     weight,
     corrals,
     reverse,
@@ -370,13 +452,15 @@ def search(
     budget,
 ):  # pragma: no cover - compiled
     """Weighted best-first by pushes, or by pulls when ``reverse`` (priority g + weight * h,
-    h the matching bound; ties by h, then first come): at most ``budget`` expansions, then
+    h the matching bound; ties by h, then first come; with novelty, ``seen`` of shape
+    (bands, squares), novel children before all others): at most ``budget`` expansions, then
     RUNNING; FOUND (the state in counters[GOAL]), EXHAUSTED when nothing is left to expand,
     FULL when the arrays are.
 
     Forwards the goal is every box on a goal; backwards it is the target position (the
     start). A child found in the other direction's table (``other_*``) is FOUND too, with
-    that state in counters[MEET]. Forwards, dead squares, PI-corrals and freeze deadlocks
+    that state in counters[MEET]. Forwards, dead squares, PI-corrals, freeze deadlocks and
+    goals walled off by boxes frozen on goals (``goal_squares``: each distance column's goal)
     prune; both ways, positions no matching can finish. Every position generated is kept in
     ``table`` (open addressing, ids + 1) so none is expanded twice. A pull's record is the
     push that undoes it."""
@@ -410,6 +494,9 @@ def search(
     corral_moves = np.empty(4 * boxes, np.int64)
     candidate = np.empty(4 * boxes, np.int64)
     row_of = np.zeros(squares, np.int64)
+    blocked = np.zeros(squares, np.uint8)
+    walled = np.empty((squares, boxes), np.int64)
+    walled_for = np.zeros(2, np.uint64)
     next_label = 1
     stamp = 0
     done = 0
@@ -533,10 +620,21 @@ def search(
                 counters[GOAL] = child
                 counters[MEET] = met
                 return FOUND
-            if not reverse and _frozen(target, occupied, neighbours, dead, goal, assumed) > 0:
-                occupied[box] = 1
-                occupied[target] = 0
-                continue
+            if not reverse:
+                stuck = _frozen(target, occupied, neighbours, dead, goal, assumed)
+                if stuck == 0:
+                    # Frozen on a goal: does it wall the other goals off?
+                    cells[row] = target
+                    if _goals_cut_off(
+                        cells, count, occupied, neighbours, dead, goal, assumed, goal_squares,
+                        blocked, stack, walled, walled_for, box_keys,
+                    ):  # fmt: skip
+                        stuck = 1
+                    cells[row] = box
+                if stuck > 0:
+                    occupied[box] = 1
+                    occupied[target] = 0
+                    continue
             if not matched:
                 for column in range(boxes + 1):
                     row_potential[column] = 0
@@ -575,6 +673,14 @@ def search(
             if h >= FAR:
                 continue
             key = (g + 1 + weight * h) << PRIORITY_SHIFT | h
+            if seen.shape[0] > 1:
+                # Novelty: a child that puts a box, or the player, where no position of the
+                # same h has had one yet goes before every child that does not.
+                band = min(h, seen.shape[0] - 1)
+                if seen[band, target] & 1 and seen[band, low] & 2:
+                    key |= STALE
+                seen[band, target] |= 1
+                seen[band, low] |= 2
             _heap_push(heap_keys, heap_ids, counters[WAITING], key, child)
             counters[WAITING] += 1
         for row in range(count):

@@ -319,14 +319,17 @@ class Setting:
     reverse: bool = False
     #: Run the search as compiled code (compiled.py), without macros.
     compiled: bool = False
+    #: Compiled only: take children that put a box or the player somewhere new for their h
+    #: first (kernels.search).
+    novelty: bool = False
 
 
 #: The fast solver's portfolio, run in turns: the forward search is stuck where goals must be
 #: filled in a certain order, the backward one where boxes must leave their starts in one, so
 #: taking turns solves more levels than either alone (Microban 93, 139 and 146 among them).
 PORTFOLIO = (
-    Setting(10, macros=False, compiled=True),
-    Setting(10, reverse=True, compiled=True),
+    Setting(10, macros=False, compiled=True, novelty=True),
+    Setting(10, reverse=True, compiled=True, novelty=True),
 )
 
 #: Expansions a search makes in each of its turns.
@@ -605,6 +608,7 @@ def run_fast(
                 compiled = CompiledSearch(
                     board, position, int(setting.weight), monitor.limits.memory_mb,
                     setting.corrals, setting.reverse, share,
+                    setting.novelty,
                 )  # fmt: skip
                 if index == first_forward:
                     forward = compiled
