@@ -19,6 +19,11 @@ FAR = 1_000_000
 STEPS = (("l", 0, -1), ("u", -1, 0), ("r", 0, 1), ("d", 1, 0))
 
 
+def lowest_cell(bits: int) -> int:
+    """The lowest set bit's cell number: the normal square of a player region, say."""
+    return (bits & -bits).bit_length() - 1
+
+
 def cells_of(bits: int) -> Iterator[int]:
     """The cell numbers of the set bits, lowest first."""
     while bits:

@@ -16,7 +16,7 @@ from collections.abc import Generator
 import numpy as np
 
 from webapp.games.sokoban import Position
-from webapp.games.sokoban.board import FAR, Board, cells_of
+from webapp.games.sokoban.board import FAR, Board, cells_of, lowest_cell
 from webapp.search import Stop
 
 #: The share of the memory limit the compiled searches' arrays may take, all together.
@@ -117,19 +117,19 @@ class CompiledSearch:
         # Where the search starts, and (backwards) the position it looks for.
         region = board.reach(position.player, start)
         self.target_words = self.query(start)
-        self.target_player = index[(region & -region).bit_length() - 1]
+        self.target_player = index[lowest_cell(region)]
         self.target_hash = self.key_hash(self.target_words, self.target_player)
         if reverse:
             roots = []
             free = board.floor & ~board.goal_mask
             while free:
-                region = board.reach((free & -free).bit_length() - 1, board.goal_mask)
+                region = board.reach(lowest_cell(free), board.goal_mask)
                 free &= ~region
                 roots.append((board.goal_mask, region))
         else:
             roots = [(start, board.reach(position.player, start))]
         for boxes_at, region in roots:
-            self._add_root(boxes_at, index[(region & -region).bit_length() - 1])
+            self._add_root(boxes_at, index[lowest_cell(region)])
 
     def key_hash(self, query: np.ndarray, low: int) -> np.uint64:
         return self.kernels.box_hash(query, self.box_keys) ^ self.player_keys[low]

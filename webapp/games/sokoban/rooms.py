@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from webapp.games.sokoban.board import Board, cells_of
+from webapp.games.sokoban.board import Board, cells_of, lowest_cell
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def _pull_out(
     """Pull ``box`` (the other ``boxes`` fixed) until it stands outside ``room`` on one of
     the ``sources``; return the cell the player then stands on, or None when it cannot."""
     others = boxes & ~(1 << box)
-    seen = {(box, _low(region))}
+    seen = {(box, lowest_cell(region))}
     queue = deque([(box, region)])
     while queue:
         cell, reach = queue.popleft()
@@ -71,16 +71,12 @@ def _pull_out(
                 return player
             child = others | 1 << target
             child_reach = board.reach(player, child)
-            state = (target, _low(child_reach))
+            state = (target, lowest_cell(child_reach))
             if state in seen:
                 continue
             seen.add(state)
             queue.append((target, child_reach))
     return None
-
-
-def _low(region: int) -> int:
-    return (region & -region).bit_length() - 1
 
 
 def _order(board: Board, room: int, sources: int) -> tuple[int, ...] | None:
@@ -90,7 +86,7 @@ def _order(board: Board, room: int, sources: int) -> tuple[int, ...] | None:
     square no box can come to would lead the search astray."""
     free = board.floor & ~room
     while free:
-        start = _low(free)
+        start = lowest_cell(free)
         region = board.reach(start, room)
         free &= ~region
         removed: list[int] = []
@@ -145,19 +141,19 @@ def push_path(
     others = boxes & ~(1 << box)
     if box == goal:
         return []
-    start = (box, _low(board.reach(player, boxes)))
+    start = (box, lowest_cell(board.reach(player, boxes)))
     came: dict[tuple[int, int], tuple[tuple[int, int], int] | None] = {start: None}
     queue = deque([(box, board.reach(player, boxes))])
     open_ = room & ~others
     while queue:
         cell, reach = queue.popleft()
-        state = (cell, _low(reach))
+        state = (cell, lowest_cell(reach))
         for direction, (_, offset) in enumerate(board.directions):
             target = cell + offset
             if not (open_ >> target & 1 and reach >> (cell - offset) & 1):
                 continue
             child_reach = board.reach(cell, others | 1 << target)
-            child = (target, _low(child_reach))
+            child = (target, lowest_cell(child_reach))
             if child in came:
                 continue
             came[child] = (state, cell << 2 | direction)

@@ -16,7 +16,7 @@ import numpy as np
 
 from webapp.games.base import Algorithm
 from webapp.games.sokoban import Position, walk
-from webapp.games.sokoban.board import FAR, Board, cells_of
+from webapp.games.sokoban.board import FAR, Board, cells_of, lowest_cell
 from webapp.games.sokoban.compiled import MEMORY_SHARE, CompiledSearch
 from webapp.games.sokoban.level import Level
 from webapp.games.sokoban.matching import Duals, assignment_cost, reassign, solve_assignment
@@ -29,10 +29,6 @@ PLAYER_BITS = 12
 #: A state's parent link: (parent key, push) where push packs (box cell, direction index),
 #: or a tuple of such pushes for a macro move.
 Parents = dict[int, tuple[int, int | tuple[int, ...]] | None]
-
-
-def _low_cell(region: int) -> int:
-    return (region & -region).bit_length() - 1
 
 
 def _pack(box: int, direction: int) -> int:
@@ -82,7 +78,7 @@ def _solved(
 def _start(board: Board, position: Position) -> tuple[int, int, int]:
     boxes = board.boxes_of(position)
     region = board.reach(position.player, boxes)
-    return boxes, region, boxes << PLAYER_BITS | _low_cell(region)
+    return boxes, region, boxes << PLAYER_BITS | lowest_cell(region)
 
 
 def _stride(monitor: Monitor) -> int:
@@ -127,7 +123,7 @@ def run_bfs(level: Level, position: Position, monitor: Monitor) -> Result:
                 for box, offset, direction in board.pushes(boxes, region):
                     child = boxes ^ (1 << box) ^ (1 << (box + offset))
                     child_region = reach(box, child)
-                    child_key = child << PLAYER_BITS | _low_cell(child_region)
+                    child_key = child << PLAYER_BITS | lowest_cell(child_region)
                     if child_key in parents:
                         continue
                     generated += 1
@@ -180,7 +176,7 @@ def run_astar(level: Level, position: Position, monitor: Monitor) -> Result:
                 target = box + offset
                 child = boxes ^ (1 << box) ^ (1 << target)
                 child_region = reach(box, child)
-                child_key = child << PLAYER_BITS | _low_cell(child_region)
+                child_key = child << PLAYER_BITS | lowest_cell(child_region)
                 known = best_g.get(child_key)
                 if known is not None and known <= child_g:
                     continue
@@ -444,7 +440,7 @@ def _best_first(
             child_g = g + cost
             child = boxes ^ (1 << box) ^ (1 << target)
             child_region = reach(walker, child)
-            child_key = child << PLAYER_BITS | _low_cell(child_region)
+            child_key = child << PLAYER_BITS | lowest_cell(child_region)
             if child_key in parents:
                 continue
             parents[child_key] = (key, push)
@@ -514,13 +510,13 @@ def _best_first_reverse(
     # start of the backward search.
     free = board.floor & ~goal
     while free:
-        region = reach(_low_cell(free), goal)
+        region = reach(lowest_cell(free), goal)
         free &= ~region
-        key = goal << PLAYER_BITS | _low_cell(region)
+        key = goal << PLAYER_BITS | lowest_cell(region)
         if key == start_key:
             return [], 0, 0
         parents[key] = None
-        queue.append((weight * h, h, next(tie), 0, goal, region, key, _low_cell(region)))
+        queue.append((weight * h, h, next(tie), 0, goal, region, key, lowest_cell(region)))
     heapq.heapify(queue)
     expanded = generated = 0
     while queue:
@@ -535,7 +531,7 @@ def _best_first_reverse(
             target = box - offset
             child = boxes ^ (1 << box) ^ (1 << target)
             child_region = reach(target - offset, child)
-            child_key = child << PLAYER_BITS | _low_cell(child_region)
+            child_key = child << PLAYER_BITS | lowest_cell(child_region)
             if child_key in parents:
                 continue
             parents[child_key] = (key, _pack(target, direction))
