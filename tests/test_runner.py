@@ -99,6 +99,24 @@ def test_an_unwatched_solve_is_cancelled_after_the_grace(runner):
     assert job.result.status == "cancelled"
 
 
+def test_a_solve_whose_page_never_opens_its_socket_is_cancelled_after_the_grace(runner):
+    # A page closed between starting a solve and opening its socket never unwatches it.
+    job = runner.submit(request(BIG, "big"), page=True)
+    assert wait_for(job, lambda j: j.state == "done", 15)
+    assert job.result.status == "cancelled"
+    assert job.pid is None or wait_until(lambda: process_gone(job.pid), 10)
+
+
+def test_a_page_that_opens_its_socket_in_time_keeps_its_solve(runner):
+    import time
+
+    job = runner.submit(request(BIG, "big"), page=True)
+    runner.watch(job)
+    time.sleep(1.5)  # three times the grace
+    assert job.state == "running"
+    runner.unwatch(job)
+
+
 def test_the_memory_limit_stops_a_search(runner):
     job = runner.submit(request(BIG, "big", memory_mb=80))
     assert wait_for(job, lambda j: j.state == "done", 60)

@@ -180,7 +180,7 @@ def start_solve(game_name: str, collection: str, ident: str) -> str:
         board=board_key(found),
     )
     try:
-        job = runner().submit(solve)
+        job = runner().submit(solve, page=True)
     except Busy as busy:
         context = panel_context(found, runner().latest(player_id(), board_key(found)))
         return render_template("partials/solver.html", notice=str(busy), **context)

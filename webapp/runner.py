@@ -32,6 +32,9 @@ PRELOAD = ["webapp.solving", "webapp.games", "webapp.warmed"]
 #: A child past its time limit that has also been silent this long has stopped answering:
 #: it is stopped. (A child still reporting progress, e.g. while building a table, is not.)
 OVERDUE_GRACE = 10.0
+#: A solve for a page waits at least this long for the page's socket to open (a loaded
+#: machine may take a few seconds) before it counts as orphaned.
+CONNECT_GRACE = 5.0
 #: How much lower than the web server solver processes run.
 SOLVER_NICENESS = 10
 #: Progress points kept per solve for the live chart.
@@ -169,9 +172,10 @@ class Runner:
         self._reaper.start()
 
     # -- starting -----------------------------------------------------------------------------
-    def submit(self, request: Request) -> Job:
+    def submit(self, request: Request, page: bool = False) -> Job:
         """Queue a solve; Busy if this player already has one on this board, has too many
-        going, or the queue is full."""
+        going, or the queue is full. A solve for a ``page`` counts as unwatched until the
+        page's socket opens: a page closed before that does not leave it running."""
         with self.lock:
             mine = [
                 job
@@ -188,6 +192,8 @@ class Runner:
             if len(self.queue) >= self.max_queued:
                 raise Busy("Every solver is busy and the queue is full: try again in a minute.")
             job = Job(id=secrets.token_urlsafe(12), request=request)
+            if page:
+                job.orphaned_at = job.created + max(0.0, CONNECT_GRACE - self.orphan_grace)
             self.jobs[job.id] = job
             self.queue.append(job)
             self._start_queued()
