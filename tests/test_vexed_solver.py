@@ -226,6 +226,59 @@ def test_the_compiled_bound_equals_the_reference_bound_on_played_boards() -> Non
             assert got == expected, (level.title, board)
 
 
+def test_the_search_within_a_cap_queues_exactly_the_children_within_it() -> None:
+    # With weight > 0, kernels.astar cuts a child whose bound is above the moves left. Most
+    # children are cut before they are built: a slide that sets nothing vanishing is tried in
+    # place on the parent's grid and only the colours whose blocks moved are looked up again;
+    # the others get the parent's value for every colour whose cells did not change. On boards
+    # from random play, for every cap around the children's bounds, one expansion must queue
+    # exactly the children that the plain rules and the reference bound keep: 1 + h <= cap.
+    import random
+
+    from webapp.games.vexed import kernels
+    from webapp.games.vexed.solver import _CompiledSearch
+
+    rng = random.Random(11)
+    levels = [
+        level_of("32_variety_25_pack.txt", 48),
+        level_of("07_impossible_pack.txt", 33),
+        level_of("03_classic_ii_levels.txt", 21),
+        level_of("03_classic_ii_levels.txt", 56),
+        *(level_of("02_classic_levels.txt", n) for n in (5, 40, 59)),
+    ]
+    quiet_cut = loud_cut = kept = 0
+    for level in levels:
+        compact = Compact(level)
+        bounds = Bounds(compact)
+        for _ in range(5):
+            board = random_play(level, rng, rng.randrange(12))
+            encoded = compact.encode(board)
+            h0 = bounds.estimate(encoded)
+            if compact.has_lone_block(encoded) or h0 >= kernels.INF:
+                continue  # never expanded
+            blocks = compact.blocks(encoded)
+            children = {}  # board: (its bound, nothing vanished)
+            for _, child in compact.children(encoded):
+                children[child] = (bounds.estimate(child), compact.blocks(child) == blocks)
+            if compact.cleared in children:
+                continue  # the expansion would stop at the cleared child
+            finite = {h for h, _ in children.values() if h < kernels.INF}
+            for cap in sorted({2, *(1 + h for h in finite), *(2 + h for h in finite)}):
+                expected = {child for child, (h, _) in children.items() if 1 + h <= cap}
+                search = _CompiledSearch(compact, bounds, 64)
+                search.push_start(encoded, h0, 2 * h0)
+                assert search.run(1, cap, 2) == kernels.RUNNING
+                boards = int(search.state[kernels.BOARDS])
+                got = {search.board(i) for i in range(1, boards)}
+                assert got == expected, (level.title, board, cap)
+                kept += len(expected)
+                for h, quiet in children.values():
+                    if 1 + h > cap:
+                        quiet_cut += quiet
+                        loud_cut += not quiet
+    assert quiet_cut >= 200 and loud_cut >= 50 and kept >= 200, (quiet_cut, loud_cut, kept)
+
+
 def test_the_compiled_moves_give_the_boards_the_rules_give() -> None:
     # One expansion of kernels.astar puts every child of its start board into the pool (all
     # but those the lone-block prune drops): they must be the boards the plain rules give.
@@ -351,6 +404,52 @@ def test_a_par_below_the_optimum_is_proved_so_on_the_way(monkeypatch: pytest.Mon
     assert result.extra["lower_bound"] == 30 <= result.cost
     assert result.optimal == (result.cost == 30)
     assert_replays(level, result.moves)
+
+
+@pytest.mark.parametrize(
+    ("file_name", "number", "optimum"),
+    [("32_variety_25_pack.txt", 48, 25), ("06_panic_pack.txt", 19, 30)],  # Dark Lord, Nightmare
+)
+def test_a_search_within_a_cap_goes_on_from_where_astar_stopped(
+    file_name: str, number: int, optimum: int
+) -> None:
+    # The search within par takes over A*'s arrays: its open list is put into buckets by
+    # g + 2h (kernels.rebucket) and the boards A* expanded are not expanded again. Stopped
+    # anywhere, it must still find a solution within a cap at the optimum, and run dry (a
+    # proof) within one below it.
+    from webapp.games.vexed import kernels
+    from webapp.games.vexed.solver import _CompiledSearch
+
+    level = level_of(file_name, number)
+    compact = Compact(level)
+    bounds = Bounds(compact)
+    start = compact.encode(GAME.start(level))
+    for slices in (1, 3, 10, 30):
+        for cap, expected in ((optimum, kernels.FOUND), (optimum - 1, kernels.EXHAUSTED)):
+            search = _CompiledSearch(compact, bounds, 256)
+            search.push_start(start, bounds.estimate(start))
+            for _ in range(slices):
+                assert search.run(64, kernels.F_CAP, 0) == kernels.RUNNING
+            before = search.counters()[0]
+            search.rebucket(cap, 2)
+            status = kernels.RUNNING
+            while status == kernels.RUNNING:
+                status = search.run(1 << 14, cap, 2)
+            assert status == expected, (slices, cap)
+            assert search.counters()[0] > before
+            if status == kernels.FOUND:
+                boards = search.path()
+                assert boards[0] == start and boards[-1] == compact.cleared
+                assert len(boards) - 1 <= cap
+                moves = [compact.token(slide) for slide in _slides(compact, boards)]
+                assert_replays(level, moves)
+
+
+def _slides(compact: Compact, boards: list[bytes]) -> list:
+    return [
+        next(s for s, child in compact.children(before, prune=False) if child == after)
+        for before, after in zip(boards, boards[1:], strict=False)
+    ]
 
 
 def test_only_boards_that_are_queued_are_kept() -> None:

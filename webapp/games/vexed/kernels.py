@@ -190,6 +190,25 @@ def memo_rehash(keys, values, new_keys, new_values):
 
 
 @njit(cache=True)
+def _by_colour(row, m, counts, starts, members):
+    """Group the open cells of a board by colour (a counting sort): colour c's cells are
+    ``members[starts[c] : starts[c] + counts[c]]``, ascending."""
+    counts[:] = 0
+    for i in range(m):
+        counts[row[i]] += 1
+    at = 0
+    for colour in range(COLOUR_SLOTS):
+        starts[colour] = at
+        at += counts[colour]
+    for i in range(m):
+        colour = row[i]
+        members[starts[colour]] = i
+        starts[colour] += 1
+    for colour in range(COLOUR_SLOTS):
+        starts[colour] -= counts[colour]
+
+
+@njit(cache=True)
 def estimate(row, memo_keys, memo_values, state, reach, near, pair, column, m, counts, starts,
              members):  # fmt: skip
     """The sum of the colours' bounds for a board (one byte per open cell); INF if some
@@ -365,11 +384,45 @@ def rehash(pool, boards, table, m):
 
 
 @njit(cache=True)
+def rebucket(heads, top_g, entry_board, entry_next, g_of, new_heads, new_top, state, cap,
+             weight):  # fmt: skip
+    """Hand A*'s open list to a bounded-cost search in the same arrays: every entry still
+    waiting (not stale) with f = g + h <= ``cap`` moves to the bucket g + ``weight`` * h of
+    ``new_heads``/``new_top`` (fresh, all -1); the others are dropped, as that search would
+    cut them. Sets WAITING and BOUND for the new buckets."""
+    waiting = 0
+    lowest = F_CAP
+    for f in range(F_CAP):
+        for g in range(min(top_g[f] + 1, G_CAP)):
+            entry = heads[f, g]
+            while entry >= 0:
+                following = entry_next[entry]
+                h = f - g
+                bucket = g + weight * h
+                if (
+                    g_of[entry_board[entry]] == g
+                    and f <= cap
+                    and (g < cap or h == 0)
+                    and bucket < F_CAP
+                ):
+                    entry_next[entry] = new_heads[bucket, g]
+                    new_heads[bucket, g] = entry
+                    if g > new_top[bucket]:
+                        new_top[bucket] = g
+                    waiting += 1
+                    if bucket < lowest:
+                        lowest = bucket
+                entry = following
+    state[WAITING] = waiting
+    state[BOUND] = min(lowest, F_CAP - 1)
+
+
+@njit(cache=True)
 def astar(
     pool,  # uint8[capacity, m]: every board met, one byte per open cell
-    g_of,  # int32[capacity]: moves to reach each board (-1: its bound is infinite)
+    g_of,  # int32[capacity]: moves to reach each board
     parent,  # int32[capacity]
-    table,  # int64[2^k]: board id + 1 per slot, 0 free
+    table,  # int32[2^k]: board id + 1 per slot, 0 free
     heads,  # int32[F_CAP, G_CAP]: the first open entry per (f, g), -1 none
     top_g,  # int64[F_CAP]: the deepest g that may hold entries, per f
     entry_board,  # int32[entries]
@@ -412,6 +465,16 @@ def astar(
     scratch_counts = np.empty(COLOUR_SLOTS, np.int64)
     scratch_starts = np.empty(COLOUR_SLOTS, np.int64)
     scratch_members = np.empty(m, np.int64)
+    # The parent's bound by colour, for children cut before they are built (_cut_quietly).
+    parent_counts = np.empty(COLOUR_SLOTS, np.int64)
+    parent_starts = np.empty(COLOUR_SLOTS, np.int64)
+    parent_members = np.empty(m, np.int64)
+    values = np.zeros(COLOUR_SLOTS, np.int64)
+    saved = np.empty(size, np.uint8)
+    cells = np.empty(m, np.int64)
+    index_of = np.zeros(size, np.int64)
+    for i in range(m):
+        index_of[cell_at[i]] = i
     stop_at = state[EXPANDED] + budget
     bound = state[BOUND]
     while True:
@@ -452,6 +515,33 @@ def astar(
             grid[cell_at[i]] = value
             counts[value] += 1
         child_g = g + 1
+        parent_h = 0
+        # The parent's bound by colour, from which the children's bounds are updated.
+        # (Written out here: a numba call with many array arguments costs more than the
+        # lookups themselves, each array being reference-counted on the way in and out.)
+        _by_colour(pool[board], m, parent_counts, parent_starts, parent_members)
+        for colour in range(2, COLOUR_SLOTS):
+            k = parent_counts[colour]
+            start = parent_starts[colour]
+            value = 0
+            if k > LARGE_COLOUR:
+                value = _colour_bound(parent_members[start : start + k], reach, near, pair,
+                                      column, m)  # fmt: skip
+            elif k > 0:
+                key = k
+                for x in range(start, start + k):
+                    key = (key << 10) | parent_members[x]
+                slot = _memo_slot(memo_keys, key)
+                if memo_keys[slot] == key:
+                    value = memo_values[slot]
+                else:
+                    value = _colour_bound(parent_members[start : start + k], reach, near,
+                                          pair, column, m)  # fmt: skip
+                    memo_keys[slot] = key
+                    memo_values[slot] = value
+                    state[MEMO] += 1
+            values[colour] = value
+            parent_h += value
         for i in range(m):
             cell = cell_at[i]
             colour = grid[cell]
@@ -461,6 +551,96 @@ def astar(
                 target = cell + step
                 if grid[target]:
                     continue
+                h = -1  # the child's bound, once known
+                # The bound before the child is built. Most slides set nothing vanishing;
+                # then only the colours of the moved block and of the stack that rested on
+                # it change, and the child's bound is the parent's with those looked up
+                # again. The slide is tried in place on the parent's grid (exactly as the
+                # child is built below) and undone; a child above the cap is cut unbuilt.
+                grid[cell] = 0
+                land = target
+                while not grid[land + stride]:
+                    land += stride
+                grid[land] = colour
+                contact = (
+                    grid[land - 1] == colour
+                    or grid[land + 1] == colour
+                    or grid[land + stride] == colour
+                )
+                lifted = 0
+                above = cell - stride
+                below = cell
+                while grid[above] > 1:
+                    here = grid[above]
+                    saved[lifted] = here
+                    lifted += 1
+                    grid[below] = here
+                    grid[above] = 0
+                    if not contact and (
+                        grid[below - 1] == here
+                        or grid[below + 1] == here
+                        or grid[below + stride] == here
+                    ):
+                        contact = True
+                    below = above
+                    above -= stride
+                grid[land] = 0
+                grid[cell] = colour
+                for x in range(lifted):
+                    grid[cell - (x + 1) * stride] = saved[x]
+                if not contact:
+                    limit = cap - child_g  # moves left: the child needs h <= limit
+                    cut = limit <= 0  # (blocks are left, and no move is)
+                    known_h = True
+                    child_h = parent_h
+                    top = cell - lifted * stride  # the top of the stack before the drop
+                    for x in range(lifted + 1):
+                        if cut or not known_h:
+                            break
+                        changed = colour if x == 0 else saved[x - 1]
+                        again = False
+                        for y in range(x):
+                            if (colour if y == 0 else saved[y - 1]) == changed:
+                                again = True
+                        if again:
+                            continue
+                        k = parent_counts[changed]
+                        if k > LARGE_COLOUR:
+                            known_h = False  # rare: left to the full bound
+                            break
+                        # The colour's cells after the slide, kept ascending.
+                        start = parent_starts[changed]
+                        for y in range(k):
+                            at = cell_at[parent_members[start + y]]
+                            if at == cell:
+                                at = land
+                            elif top <= at < cell and (cell - at) % stride == 0:
+                                at += stride
+                            j = index_of[at]
+                            z = y - 1
+                            while z >= 0 and cells[z] > j:
+                                cells[z + 1] = cells[z]
+                                z -= 1
+                            cells[z + 1] = j
+                        key = k
+                        for y in range(k):
+                            key = (key << 10) | cells[y]
+                        slot = _memo_slot(memo_keys, key)
+                        if memo_keys[slot] == key:
+                            value = memo_values[slot]
+                        else:
+                            value = _colour_bound(cells[:k], reach, near, pair, column, m)
+                            memo_keys[slot] = key
+                            memo_values[slot] = value
+                            state[MEMO] += 1
+                        if value >= INF:
+                            cut = True
+                        else:
+                            child_h += value - values[changed]
+                    if known_h:
+                        if cut or child_h > limit:
+                            continue
+                        h = child_h
                 child[:] = grid
                 child_counts[:] = counts
                 child[cell] = 0
@@ -500,20 +680,57 @@ def astar(
                     row[j] = child[cell_at[j]]
                     if row[j] > 1:
                         cleared = False
-                h = -1
-                if weight > 0 and not cleared:
-                    # In a bounded search most children are cut: their bound (mostly a memo
-                    # hit) comes first and spares them the lookup in the table of boards,
-                    # a cache miss once the table is large.
-                    h = estimate(row, memo_keys, memo_values, state, reach, near, pair,
-                                 column, m, scratch_counts, scratch_starts,
-                                 scratch_members)  # fmt: skip
-                    if h >= INF or child_g + h > cap or child_g >= cap:
+                if not cleared and h < 0:
+                    # The bound comes before the lookup in the table of boards (a cache miss
+                    # once the table is large): in a bounded search most children are cut,
+                    # and the cut ones never touch it. It is ``estimate`` written out, with
+                    # the parent's value kept for every colour whose cells did not change.
+                    limit = cap - child_g
+                    if limit <= 0:
+                        continue
+                    _by_colour(row, m, scratch_counts, scratch_starts, scratch_members)
+                    h = 0
+                    for changed in range(2, COLOUR_SLOTS):
+                        k = scratch_counts[changed]
+                        if k == 0:
+                            continue
+                        start = scratch_starts[changed]
+                        same = k == parent_counts[changed]
+                        if same:
+                            before = parent_starts[changed]
+                            for y in range(k):
+                                if scratch_members[start + y] != parent_members[before + y]:
+                                    same = False
+                                    break
+                        if same:
+                            value = values[changed]
+                        elif k == 1:
+                            value = INF
+                        elif k > LARGE_COLOUR:
+                            value = _colour_bound(scratch_members[start : start + k], reach,
+                                                  near, pair, column, m)  # fmt: skip
+                        else:
+                            key = k
+                            for y in range(start, start + k):
+                                key = (key << 10) | scratch_members[y]
+                            slot = _memo_slot(memo_keys, key)
+                            if memo_keys[slot] == key:
+                                value = memo_values[slot]
+                            else:
+                                value = _colour_bound(scratch_members[start : start + k],
+                                                      reach, near, pair, column, m)  # fmt: skip
+                                memo_keys[slot] = key
+                                memo_values[slot] = value
+                                state[MEMO] += 1
+                        h += value
+                        if h > limit:
+                            break
+                    if h > limit:
                         continue
                 # Only boards that are queued (or cleared) are kept: in a bounded search
                 # most children are cut, and keeping them would fill the pool.
                 known, slot = _find(pool, table, row, m)
-                if known >= 0 and (g_of[known] < 0 or g_of[known] <= child_g):
+                if known >= 0 and g_of[known] <= child_g:
                     continue
                 if cleared:
                     if child_g > cap:
@@ -529,14 +746,6 @@ def astar(
                         state[GENERATED] += 1
                         return FOUND
                     h = 0
-                elif h < 0:
-                    h = estimate(row, memo_keys, memo_values, state, reach, near, pair,
-                                 column, m, scratch_counts, scratch_starts,
-                                 scratch_members)  # fmt: skip
-                    if h >= INF:
-                        if known >= 0:
-                            g_of[known] = -1  # never queued again
-                        continue
                 f = child_g + h
                 if f > cap or child_g >= cap or f >= F_CAP or child_g >= G_CAP:
                     continue  # (a board with blocks left at g = cap needs more than cap)

@@ -201,9 +201,11 @@ def solve_fast(level: Level, state: Board, monitor: Monitor) -> Result:
             return monitor.result("unsolvable", extra=extra)
         # A* proved every solution has at least ``proved`` moves. Now look for one of at
         # most par moves, then (no par, or none within it) for one of any length, both by
-        # moves + WEIGHT * bound.
+        # moves + WEIGHT * bound. The first goes on from where A* stopped, in its arrays
+        # (unless its pool is full): its open list is put into the new buckets.
         proved = extra["lower_bound"] = done[3]
-        del astar  # its pool is half the memory the next search may take
+        carried = astar if status == kernels.RUNNING else None
+        del astar
         # Buckets hold moves + WEIGHT * bound <= WEIGHT * f, so this last cap cuts nothing
         # the kernel could queue; no level comes near it (A* stops at G_CAP moves too).
         last = (kernels.F_CAP - 1) // WEIGHT
@@ -213,12 +215,19 @@ def solve_fast(level: Level, state: Board, monitor: Monitor) -> Result:
         if at_start and level.par is not None and proved <= level.par < last:
             caps.insert(0, level.par)
         for cap in caps:
-            bounded = _CompiledSearch(compact, bounds, monitor.limits.memory_mb)
-            bounded.push_start(start, h0, WEIGHT * h0)
+            if carried is not None:
+                bounded, carried = carried, None
+                bounded.rebucket(cap, WEIGHT)
+                offset = (0, 0, 0, 0)  # its counters go on from A*'s
+            else:
+                bounded = _CompiledSearch(compact, bounds, monitor.limits.memory_mb)
+                bounded.push_start(start, h0, WEIGHT * h0)
+                offset = done
             monitor.note = f"a solution of at most {cap} moves" if cap == level.par else ""
-            status = _drive(bounded, monitor, cap, WEIGHT, offset=done)
+            status = _drive(bounded, monitor, cap, WEIGHT, offset=offset)
             expanded, generated, _, _ = bounded.counters()
-            extra["boards"] = done[1] + generated
+            expanded, generated = expanded + offset[0], generated + offset[1]
+            extra["boards"] = generated
             if status == kernels.FOUND:
                 moves = _tokens(compact, bounded.path())
                 optimal = len(moves) <= proved
@@ -227,7 +236,7 @@ def solve_fast(level: Level, state: Board, monitor: Monitor) -> Result:
                 )
             # No solution within this cap: the optimum is above it.
             proved = extra["lower_bound"] = cap + 1
-            done = (done[0] + expanded, done[1] + generated, 0, proved)
+            done = (expanded, generated, 0, proved)
             del bounded
         return monitor.result("unsolvable", extra=extra)
 
@@ -277,7 +286,7 @@ SLICE = 1 << 14
 #: Slots in the table of boards at first; it doubles whenever it is half full.
 TABLE_START = 1 << 16
 #: The share of the memory limit the board pool may take.
-POOL_SHARE = 0.5
+POOL_SHARE = 0.75
 #: The share of the time limit A* has before the bounded-cost search takes over.
 ASTAR_SHARE = 0.25
 #: The bounded-cost searches take boards by moves + WEIGHT * bound.
@@ -306,14 +315,16 @@ class _CompiledSearch:
         pair = np.minimum((reach[:, None, :] + near[None, :, :]).min(axis=2), INF)
         self.reach, self.near, self.pair = reach, near, pair
         self.column = np.array([cell % compact.stride for cell in cells], np.int64)
-        per_board = m + 40  # pool row, g, parent, two table slots and two open-list entries
+        # The pool row, g and parent (8 bytes), two open-list entries (16) and up to four
+        # slots of the table (16: it is between a quarter and a half full).
+        per_board = m + 40
         budget = (memory_mb or 2048) * POOL_SHARE * 2**20
         capacity = max(1 << 12, int(budget // per_board))
         self.pool = np.zeros((capacity, m), np.uint8)
         # np.zeros and np.empty take pages from the system only as the search fills them.
         self.g_of = np.empty(capacity, np.int32)
         self.parent = np.empty(capacity, np.int32)
-        self.table = np.zeros(TABLE_START, np.int64)
+        self.table = np.zeros(TABLE_START, np.int32)
         self.heads = np.full((kernels.F_CAP, kernels.G_CAP), -1, np.int32)
         self.top_g = np.full(kernels.F_CAP, -1, np.int64)
         self.entry_board = np.zeros(2 * capacity, np.int32)
@@ -350,6 +361,21 @@ class _CompiledSearch:
         state[kernels.GENERATED] = 1
         state[kernels.BOUND] = bucket
 
+    def rebucket(self, cap: int, weight: int) -> None:
+        """Turn the arrays of an unfinished A* into those of a bounded-cost search that goes
+        on from its open list (see ``kernels.rebucket``). The boards A* expanded keep their
+        g, which is the least (the bound is consistent), so none is expanded again."""
+        import numpy as np
+
+        kernels = self.kernels
+        heads = np.full((kernels.F_CAP, kernels.G_CAP), -1, np.int32)
+        top_g = np.full(kernels.F_CAP, -1, np.int64)
+        kernels.rebucket(
+            self.heads, self.top_g, self.entry_board, self.entry_next, self.g_of, heads, top_g,
+            self.state, cap, weight,
+        )  # fmt: skip
+        self.heads, self.top_g = heads, top_g
+
     def run(self, budget: int, cap: int, weight: int) -> int:
         import numpy as np
 
@@ -365,7 +391,7 @@ class _CompiledSearch:
                 return status
             boards = int(self.state[kernels.BOARDS])
             if boards + 4 * self.m > len(self.table) // 2:
-                self.table = np.zeros(2 * len(self.table), np.int64)
+                self.table = np.zeros(2 * len(self.table), np.int32)
                 kernels.rehash(self.pool, boards, self.table, self.m)
             if (
                 int(self.state[kernels.MEMO]) + kernels.COLOUR_SLOTS * 2 * self.m
