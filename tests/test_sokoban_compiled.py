@@ -11,11 +11,14 @@ import pytest
 from webapp.games.sokoban import GAME, Position, kernels
 from webapp.games.sokoban.board import Board
 from webapp.games.sokoban.compiled import CompiledSearch
+from webapp.games.sokoban.rooms import goal_rooms
 from webapp.games.sokoban.solver import (
     PORTFOLIO,
+    ROOM_PORTFOLIO,
     Setting,
     _best_first_reverse,
     _solved,
+    portfolio,
     run_fast,
 )
 from webapp.search import Limits, Monitor, Stop
@@ -55,6 +58,49 @@ def test_novelty_gets_off_a_plateau_the_plain_order_cannot_leave() -> None:
     assert check_solution(GAME, level, GAME.start(level), with_novelty.moves) is None
     plain = run_fast(level, GAME.start(level), Monitor(budget), pair(False))
     assert plain.status == "node-limit"
+
+
+#: Microban 153 cut down to eight boxes: a goal room (a column entered from below, with two
+#: goals at its foot) fed through three narrow strips. Greedy on the matching bound, a search
+#: parks a box on the foot's goals early and then searches every position behind it.
+SMALL_153 = """\
+#############
+# # @#  #   #
+# #$$   #   #
+#.#  # $#   #
+#.# $#  #  ##
+#.#  # $#  #
+#.# $#  # $#
+#..  # $   #
+#..  #  #  #
+############"""
+
+
+def test_boxes_out_of_a_goal_rooms_order_go_to_the_back_of_the_queue() -> None:
+    # With the penalty the forward search solves it in about 31 k expansions; without it,
+    # it needs about 1.5 M.
+    level = GAME.parse(SMALL_153)[0]
+    assert portfolio(goal_rooms(Board(level), sorted(level.boxes))) == ROOM_PORTFOLIO
+    budget = Limits(seconds=None, nodes=100_000, memory_mb=None)
+
+    def forward(penalty: int) -> tuple[Setting]:
+        return (Setting(10, macros=False, compiled=True, novelty=True, penalty=penalty),)
+
+    with_penalty = run_fast(level, GAME.start(level), Monitor(budget), forward(20))
+    assert with_penalty.status == "solved"
+    assert check_solution(GAME, level, GAME.start(level), with_penalty.moves) is None
+    plain = run_fast(level, GAME.start(level), Monitor(budget), forward(0))
+    assert plain.status == "node-limit"
+
+
+def test_only_levels_whose_goal_rooms_shut_goals_off_get_the_room_portfolio() -> None:
+    # 93 has a goal room, but no box on one of its goals shuts another off.
+    for number, shuts in ((1, False), (93, False), (139, False), (141, True), (153, True)):
+        level = MICROBAN[number - 1]
+        chosen = portfolio(goal_rooms(Board(level), sorted(level.boxes)))
+        assert chosen == (ROOM_PORTFOLIO if shuts else PORTFOLIO), number
+    assert any(setting.penalty for setting in ROOM_PORTFOLIO)
+    assert not any(setting.penalty for setting in PORTFOLIO)
 
 
 @pytest.mark.parametrize("setting", [COMPILED, BACKWARD])

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webapp.games.sokoban import GAME
-from webapp.games.sokoban.board import FAR, Board
+from webapp.games.sokoban.board import FAR, Board, cells_of
 from webapp.games.sokoban.kernels import assignment
 from webapp.games.sokoban.matching import assignment_cost, reassign, solve_assignment
 from webapp.games.sokoban.rooms import goal_rooms, push_path
@@ -357,6 +357,28 @@ def test_a_goal_room_is_filled_from_the_far_end() -> None:
     assert room.filled(room.fills[3]) == 3
     # Boxes on the room's goals out of order: the room is not being filled by the plan.
     assert room.filled(1 << room.order[1]) is None
+
+
+def test_a_box_on_a_room_goal_shuts_off_the_goals_it_stands_in_front_of() -> None:
+    # Microban 153: a box at the column's foot, or on the goal beside the foot, leaves no
+    # way up the column; the top goal shuts nothing off; a box on the last goal of the
+    # bottom row shuts off the column and the corner below it, where the player must
+    # stand to push a box up.
+    level = MICROBAN[152]
+    (room,) = rooms_of(level)
+    shuts = {divmod(goal, level.width): shut for goal, shut in room.shuts}
+    column = {(row, 1) for row in range(1, 7)}
+
+    def cells(shut: int) -> set[tuple[int, int]]:
+        return {divmod(cell, level.width) for cell in cells_of(shut)}
+
+    assert (1, 1) not in shuts
+    assert cells(shuts[(3, 1)]) == {(1, 1), (2, 1)}
+    assert cells(shuts[(7, 1)]) == column
+    assert cells(shuts[(8, 2)]) == column | {(8, 1)}
+    assert cells(shuts[(7, 2)]) == column | {(7, 1)}
+    # Microban 93's room can be filled in any order a box can get in.
+    assert all(not room.shuts for room in rooms_of(MICROBAN[92]))
 
 
 def test_a_goal_room_order_only_uses_squares_boxes_can_come_from() -> None:

@@ -17,6 +17,7 @@ import numpy as np
 
 from webapp.games.sokoban import Position
 from webapp.games.sokoban.board import FAR, Board, cells_of, lowest_cell
+from webapp.games.sokoban.rooms import GoalRoom
 from webapp.search import Stop
 
 #: The share of the memory limit the compiled searches' arrays may take, all together.
@@ -54,6 +55,8 @@ class CompiledSearch:
         reverse: bool = False,
         share: float = MEMORY_SHARE,
         novelty: bool = False,
+        rooms: list[GoalRoom] | None = None,
+        penalty: int = 0,
     ):
         from webapp.games.sokoban import kernels  # numba: loaded only when this search runs
 
@@ -78,6 +81,13 @@ class CompiledSearch:
         self.goal_squares = np.array([index[goal] for goal in board.goals], np.int64)
         # Novelty (kernels.search): per h, the squares a box or the player has stood on.
         self.seen = np.zeros((NOVELTY_BANDS, squares) if novelty else (1, 1), np.uint8)
+        # Goal rooms (kernels.search): each room goal that shuts others off, then those.
+        pairs = [(goal, list(cells_of(shut))) for room in rooms or [] for goal, shut in room.shuts]
+        longest = max((len(shut) for _, shut in pairs), default=0)
+        self.shuts = np.full((len(pairs), 1 + longest), -1, np.int64)
+        for number, (goal, shut) in enumerate(pairs):
+            self.shuts[number, : 1 + len(shut)] = [index[cell] for cell in (goal, *shut)]
+        self.penalty = int(penalty) if pairs else 0
         random = np.random.default_rng(0x50C0BA)
         self.box_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
         self.player_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
@@ -237,9 +247,10 @@ class CompiledSearch:
         return int(
             kernels.search(
                 self.neighbours, self.live, self.goal, self.distances, self.box_keys,
-                self.player_keys, self.goal_squares, self.seen, self.weight,
-                self.corrals, self.reverse, self.words, self.player, self.parent, self.push,
-                self.depth, self.hashes, self.table, self.heap_keys, self.heap_ids, counters,
+                self.player_keys, self.goal_squares, self.seen, self.shuts, self.penalty,
+                self.weight, self.corrals, self.reverse, self.words, self.player, self.parent,
+                self.push, self.depth, self.hashes, self.table, self.heap_keys, self.heap_ids,
+                counters,
                 *other, self.target_words, self.target_player, self.target_hash, budget,
             )
         )  # fmt: skip

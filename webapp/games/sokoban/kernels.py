@@ -429,6 +429,8 @@ def search(
     player_keys,
     goal_squares,
     seen,
+    shuts,
+    penalty,
     weight,
     corrals,
     reverse,
@@ -453,9 +455,11 @@ def search(
 ):  # pragma: no cover - compiled
     """Weighted best-first by pushes, or by pulls when ``reverse`` (priority g + weight * h,
     h the matching bound; ties by h, then first come; with novelty, ``seen`` of shape
-    (bands, squares), novel children before all others): at most ``budget`` expansions, then
-    RUNNING; FOUND (the state in counters[GOAL]), EXHAUSTED when nothing is left to expand,
-    FULL when the arrays are.
+    (bands, squares), novel children before all others; with ``penalty``, each box on a
+    room goal that shuts off a goal still empty counts ``penalty`` more in h, for the order
+    only; ``shuts`` rows: the goal, then the goals it shuts off, padded with -1): at most
+    ``budget`` expansions, then RUNNING; FOUND (the state in counters[GOAL]), EXHAUSTED
+    when nothing is left to expand, FULL when the arrays are.
 
     Forwards the goal is every box on a goal; backwards it is the target position (the
     start). A child found in the other direction's table (``other_*``) is FOUND too, with
@@ -668,11 +672,23 @@ def search(
                 _augment(distances, child_cells, count, child_rows, child_columns, child_owner,
                          row + 1, via, slack, used)  # fmt: skip
             h = _matching_total(distances, child_cells, count, child_owner)
+            misplaced = 0
+            if penalty > 0:
+                # Boxes on room goals that shut off another goal still empty.
+                for pair in range(shuts.shape[0]):
+                    if occupied[shuts[pair, 0]]:
+                        for column in range(1, shuts.shape[1]):
+                            square = shuts[pair, column]
+                            if square < 0:
+                                break
+                            if not occupied[square]:
+                                misplaced += 1
+                                break
             occupied[box] = 1
             occupied[target] = 0
             if h >= FAR:
                 continue
-            key = (g + 1 + weight * h) << PRIORITY_SHIFT | h
+            key = (g + 1 + weight * (h + penalty * misplaced)) << PRIORITY_SHIFT | h
             if seen.shape[0] > 1:
                 # Novelty: a child that puts a box, or the player, where no position of the
                 # same h has had one yet goes before every child that does not.

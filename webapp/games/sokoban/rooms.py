@@ -10,6 +10,9 @@ macro move of several pushes), the boxes inside stay put, and no other push ente
 
 That cuts the space hard but may cut away every solution of an odd level (one where a box
 must cross the room, say), so a search using goal rooms is not a proof of unsolvability.
+
+The compiled searches use rooms more gently: for each room goal, the goals a box standing
+on it shuts off (``GoalRoom.shuts``) only push such positions back in the order.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ class GoalRoom:
     order: tuple[int, ...]
     #: ``fills[k]``: the bitboard of the first k goals of ``order``.
     fills: tuple[int, ...]
+    #: (goal, the room's goals a box on it shuts off): pairs with a goal that no box can
+    #: reach any more, from outside the room, while a box stands on the first.
+    shuts: tuple[tuple[int, int], ...] = ()
 
     def filled(self, boxes: int) -> int | None:
         """How many goals are filled, when the room holds exactly a prefix of its order."""
@@ -77,6 +83,29 @@ def _pull_out(
             seen.add(state)
             queue.append((target, child_reach))
     return None
+
+
+def _shuts(board: Board, room: int, sources: int) -> tuple[tuple[int, int], ...]:
+    """For each goal of ``room``, the room's other goals a box standing on it shuts off: no
+    box can be pulled from them to any of the ``sources`` with that one box in the way."""
+    pairs = []
+    for blocker in cells_of(room):
+        shut = 0
+        for goal in cells_of(room & ~(1 << blocker)):
+            boxes = 1 << goal | 1 << blocker
+            regions = set()
+            for _, offset in board.directions:
+                side = goal + offset
+                if board.floor >> side & 1 and not boxes >> side & 1:
+                    regions.add(board.reach(side, boxes))
+            if not any(
+                _pull_out(board, boxes, goal, region, room, sources) is not None
+                for region in regions
+            ):
+                shut |= 1 << goal
+        if shut:
+            pairs.append((blocker, shut))
+    return tuple(pairs)
 
 
 def _order(board: Board, room: int, sources: int) -> tuple[int, ...] | None:
@@ -128,7 +157,7 @@ def goal_rooms(board: Board, starts: list[int], smallest: int = SMALLEST_ROOM) -
         fills = [0]
         for goal in order:
             fills.append(fills[-1] | 1 << goal)
-        rooms.append(GoalRoom(part, order, tuple(fills)))
+        rooms.append(GoalRoom(part, order, tuple(fills), _shuts(board, part, sources & ~part)))
     return rooms
 
 

@@ -318,6 +318,11 @@ class Setting:
     #: Compiled only: take children that put a box or the player somewhere new for their h
     #: first (kernels.search).
     novelty: bool = False
+    #: Compiled forwards only: h units added to the priority for each box in a goal room
+    #: beyond the filled prefix of the room's order (rooms.py).
+    penalty: int = 0
+    #: Turns of TURN expansions this search takes each round.
+    turns: int = 1
 
 
 #: The fast solver's portfolio, run in turns: the forward search is stuck where goals must be
@@ -327,6 +332,22 @@ PORTFOLIO = (
     Setting(10, macros=False, compiled=True, novelty=True),
     Setting(10, reverse=True, compiled=True, novelty=True),
 )
+
+#: The portfolio where the level has a goal room (rooms.py): the forward search nearly A*
+#: (weight 1), its order told how far each room is filled in its order (``penalty``), and
+#: three turns to the backward search's one. On Microban 153 the plain portfolio parks a box
+#: on the room's last goal early and then searches millions of positions behind it.
+ROOM_PORTFOLIO = (
+    Setting(1, macros=False, compiled=True, novelty=True, penalty=40, turns=3),
+    Setting(10, reverse=True, compiled=True, novelty=True),
+)
+
+
+def portfolio(rooms: list[GoalRoom]) -> tuple[Setting, ...]:
+    """The settings ``run_fast`` uses by default, given the level's goal rooms:
+    ROOM_PORTFOLIO when a box on one room goal can shut others off, else PORTFOLIO."""
+    return ROOM_PORTFOLIO if any(room.shuts for room in rooms) else PORTFOLIO
+
 
 #: Expansions a search makes in each of its turns.
 TURN = 2048
@@ -564,7 +585,7 @@ def run_fast(
     level: Level,
     position: Position,
     monitor: Monitor,
-    settings: tuple[Setting, ...] = PORTFOLIO,
+    settings: tuple[Setting, ...] | None = None,
 ) -> Result:
     """Best-first searches with different settings taking turns until one solves the level;
     they meet where one reaches a position the other has seen. A matching bound, PI-corral
@@ -572,6 +593,16 @@ def run_fast(
     (compiled.py), and CPython settings may add goal-room and tunnel macros."""
     board = Board(level)
     bound = LowerBound(board)
+    rooms: dict[int, list[GoalRoom]] = {}
+
+    def rooms_for(setting: Setting) -> list[GoalRoom]:
+        size = setting.smallest_room
+        if size not in rooms:
+            rooms[size] = goal_rooms(board, sorted(position.boxes), size)
+        return rooms[size]
+
+    if settings is None:
+        settings = portfolio(rooms_for(Setting()))
 
     def search(monitor: Monitor) -> Result:
         boxes = board.boxes_of(position)
@@ -580,14 +611,6 @@ def run_fast(
         if boxes & board.dead or bound(boxes) >= FAR:
             return monitor.result("unsolvable")
         stride = _stride(monitor)
-        rooms: dict[int, list[GoalRoom]] = {}
-
-        def rooms_for(setting: Setting) -> list[GoalRoom]:
-            size = setting.smallest_room
-            if size not in rooms:
-                rooms[size] = goal_rooms(board, sorted(position.boxes), size)
-            return rooms[size]
-
         chosen = list(settings)
         # The positions the first search of each direction has reached, for the two to meet
         # in the middle; any other search keeps its own.
@@ -605,6 +628,8 @@ def run_fast(
                     board, position, int(setting.weight), monitor.limits.memory_mb,
                     setting.corrals, setting.reverse, share,
                     setting.novelty,
+                    rooms_for(setting) if setting.penalty and not setting.reverse else None,
+                    setting.penalty,
                 )  # fmt: skip
                 if index == first_forward:
                     forward = compiled
@@ -632,7 +657,7 @@ def run_fast(
         pauses = max(1, TURN // stride)
         while True:
             for index in range(len(runs)):
-                for _ in range(pauses):
+                for _ in range(pauses * chosen[index].turns):
                     try:
                         expanded, generated, frontier, depth, player, boxes = next(runs[index])
                     except StopIteration as finished:
