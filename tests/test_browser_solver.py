@@ -30,7 +30,10 @@ def start_solve(page, url: str, algorithm: str) -> None:
 
 
 def test_watch_a_solve_live_then_play_its_solution_back_to_solved(page, solver_server):
-    start_solve(page, solver_server.url + "/sokoban/microban/140", "bfs")
+    # Breadth-first search takes about 5 s on Microban 150 (205 k positions): long enough to
+    # see the counters move on a fast machine (140 took 0.7 s, sometimes one sample), and its
+    # 175 moves play back at 20 a second in under 10 s.
+    start_solve(page, solver_server.url + "/sokoban/microban/150", "bfs")
     seen = set()
     while page.locator("#solve-status").get_attribute("data-state") == "running":
         seen.add(stat(page, "expanded"))
