@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import process_gone, wait_until
+from webapp import runner as runner_module
 from webapp.games import get
 from webapp.runner import Busy, Job, Request, Runner, wait_for
 from webapp.search import Limits
@@ -99,17 +100,21 @@ def test_an_unwatched_solve_is_cancelled_after_the_grace(runner):
     assert job.result.status == "cancelled"
 
 
-def test_a_solve_whose_page_never_opens_its_socket_is_cancelled_after_the_grace(runner):
+def test_a_solve_whose_page_never_opens_its_socket_is_cancelled_after_the_grace(
+    runner, monkeypatch
+):
     # A page closed between starting a solve and opening its socket never unwatches it.
+    monkeypatch.setattr(runner_module, "CONNECT_GRACE", 0.0)  # the orphan grace alone
     job = runner.submit(request(BIG, "big"), page=True)
     assert wait_for(job, lambda j: j.state == "done", 15)
     assert job.result.status == "cancelled"
     assert job.pid is None or wait_until(lambda: process_gone(job.pid), 10)
 
 
-def test_a_page_that_opens_its_socket_in_time_keeps_its_solve(runner):
+def test_a_page_that_opens_its_socket_in_time_keeps_its_solve(runner, monkeypatch):
     import time
 
+    monkeypatch.setattr(runner_module, "CONNECT_GRACE", 0.0)  # the orphan grace alone
     job = runner.submit(request(BIG, "big"), page=True)
     runner.watch(job)
     time.sleep(1.5)  # three times the grace

@@ -76,7 +76,7 @@ SMALL_153 = """\
 ############"""
 
 
-def test_boxes_out_of_a_goal_rooms_order_go_to_the_back_of_the_queue() -> None:
+def test_boxes_on_goals_that_shut_others_off_go_to_the_back_of_the_queue() -> None:
     # With the penalty the forward search solves it in about 31 k expansions; without it,
     # it needs about 1.5 M.
     level = GAME.parse(SMALL_153)[0]
@@ -352,9 +352,8 @@ def test_compiled_walled_off_goals_agree_with_a_plain_matching(levels, number: i
     table = np.empty((squares, boxes_count), np.int64)
     last = np.zeros(2, np.uint64)
     for _ in range(600):
-        # Most boxes on goals, so that some stand frozen there.
-        # Two positions with the same boxes on goals (often the same frozen ones), the
-        # others elsewhere.
+        # Some boxes on goals, so that some stand frozen there; two positions with the same
+        # boxes on goals (often the same frozen ones), the others elsewhere.
         on_goals = chooser.randint(1, boxes_count - 1)
         parked = chooser.sample(b.goals, on_goals)
         for _twice in range(2):

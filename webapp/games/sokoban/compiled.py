@@ -250,8 +250,8 @@ class CompiledSearch:
                 self.player_keys, self.goal_squares, self.seen, self.shuts, self.penalty,
                 self.weight, self.corrals, self.reverse, self.words, self.player, self.parent,
                 self.push, self.depth, self.hashes, self.table, self.heap_keys, self.heap_ids,
-                counters,
-                *other, self.target_words, self.target_player, self.target_hash, budget,
+                counters, *other, self.target_words, self.target_player, self.target_hash,
+                budget,
             )
         )  # fmt: skip
 

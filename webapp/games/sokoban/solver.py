@@ -318,8 +318,8 @@ class Setting:
     #: Compiled only: take children that put a box or the player somewhere new for their h
     #: first (kernels.search).
     novelty: bool = False
-    #: Compiled forwards only: h units added to the priority for each box in a goal room
-    #: beyond the filled prefix of the room's order (rooms.py).
+    #: Compiled forwards only: h units added to the priority for each box on a room goal
+    #: that shuts off a goal still empty (``GoalRoom.shuts``, rooms.py).
     penalty: int = 0
     #: Turns of TURN expansions this search takes each round.
     turns: int = 1
@@ -333,10 +333,10 @@ PORTFOLIO = (
     Setting(10, reverse=True, compiled=True, novelty=True),
 )
 
-#: The portfolio where the level has a goal room (rooms.py): the forward search nearly A*
-#: (weight 1), its order told how far each room is filled in its order (``penalty``), and
-#: three turns to the backward search's one. On Microban 153 the plain portfolio parks a box
-#: on the room's last goal early and then searches millions of positions behind it.
+#: The portfolio where a box on a room goal can shut other goals off (rooms.py): the forward
+#: search nearly A* (weight 1), such boxes put back in its order (``penalty``), and three
+#: turns to the backward search's one. On Microban 153 the plain portfolio parks a box at the
+#: foot of the goal column early and then searches millions of positions behind it.
 ROOM_PORTFOLIO = (
     Setting(1, macros=False, compiled=True, novelty=True, penalty=40, turns=3),
     Setting(10, reverse=True, compiled=True, novelty=True),

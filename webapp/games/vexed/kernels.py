@@ -214,24 +214,16 @@ def estimate(row, memo_keys, memo_values, state, reach, near, pair, column, m, c
     """The sum of the colours' bounds for a board (one byte per open cell); INF if some
     colour can never vanish. Colour bounds are remembered in ``memo_keys``/``memo_values``
     (``state[MEMO]`` entries; the caller grows the table). ``counts``, ``starts`` and
-    ``members`` are scratch space: the cells are grouped by colour with a counting sort."""
-    counts[:] = 0
-    for i in range(m):
-        counts[row[i]] += 1
-    at = 0
-    for colour in range(COLOUR_SLOTS):
-        starts[colour] = at
-        at += counts[colour]
-    for i in range(m):
-        colour = row[i]
-        members[starts[colour]] = i
-        starts[colour] += 1
+    ``members`` are scratch space for ``_by_colour``. ``astar`` computes the same bound in
+    its loop, written out there and kept per colour from the parent's; this whole-board form
+    is what a test checks against ``Bounds.estimate``."""
+    _by_colour(row, m, counts, starts, members)
     total = 0
     for colour in range(2, COLOUR_SLOTS):
         k = counts[colour]
         if k == 0:
             continue
-        cells = members[starts[colour] - k : starts[colour]]
+        cells = members[starts[colour] : starts[colour] + k]
         if k <= LARGE_COLOUR:
             key = k  # exact: k < 8 in the top bits, then 10 bits a cell (at most 1,024)
             for i in range(k):
@@ -465,7 +457,7 @@ def astar(
     scratch_counts = np.empty(COLOUR_SLOTS, np.int64)
     scratch_starts = np.empty(COLOUR_SLOTS, np.int64)
     scratch_members = np.empty(m, np.int64)
-    # The parent's bound by colour, for children cut before they are built (_cut_quietly).
+    # The parent's bound by colour, from which each child's is updated.
     parent_counts = np.empty(COLOUR_SLOTS, np.int64)
     parent_starts = np.empty(COLOUR_SLOTS, np.int64)
     parent_members = np.empty(m, np.int64)
