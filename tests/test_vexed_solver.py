@@ -468,3 +468,69 @@ def test_only_boards_that_are_queued_are_kept() -> None:
     expanded, generated, _, _ = search.counters()
     assert int(search.state[kernels.BOARDS]) <= generated + 1
     assert expanded > 1000
+
+
+def test_the_table_of_boards_finds_every_board_whatever_its_fingerprint() -> None:
+    # A slot of the table holds a board's id and, above it, a fingerprint of its hash: a slot
+    # whose fingerprint differs is passed over without reading the board. With few bits of
+    # fingerprint (29 bits of id leave 2; 31 leave none) most occupied slots match it, and
+    # the rows themselves must tell the boards apart.
+    import numpy as np
+
+    from webapp.games.vexed import kernels
+
+    rng = np.random.default_rng(7)
+    rows = np.unique(rng.integers(0, 16, size=(3000, 9), dtype=np.uint8), axis=0)
+    rng.shuffle(rows)
+    stored, absent = range(2000), range(2000, len(rows))
+    for bits in (13, 29, 31):
+        pool = np.zeros((4096, 9), np.uint8)
+        table = np.zeros(1 << 12, np.int32)  # half full: long runs of occupied slots
+        state = np.zeros(kernels.STATE_SIZE, np.int64)
+        for i in stored:
+            known, slot, tag = kernels._find(
+                pool, table, rows, i, 9, bits, np.uint64(kernels._hash(rows, i, 9))
+            )
+            assert known == -1
+            assert kernels._add(pool, table, slot, tag, rows, i, 9, state) == i
+        for i in stored:
+            assert (
+                kernels._find(pool, table, rows, i, 9, bits, np.uint64(kernels._hash(rows, i, 9)))[
+                    0
+                ]
+                == i
+            )
+        for i in absent:
+            assert (
+                kernels._find(pool, table, rows, i, 9, bits, np.uint64(kernels._hash(rows, i, 9)))[
+                    0
+                ]
+                == -1
+            )
+
+
+@pytest.mark.parametrize(
+    ("letters", "half_a_byte"),
+    [("abcdefghijklmn", True), ("mnopqrstuvwxyz", True), ("abcdefghijklmno", False)],
+)
+def test_pool_rows_take_half_a_byte_a_cell_for_up_to_14_colours(
+    letters: str, half_a_byte: bool
+) -> None:
+    # The kernel numbers a level's colours from 2, so up to 14 of them (any letters) fit half
+    # a byte a cell in the pool; a level with more keeps a byte a cell. Either way the search
+    # reads back the boards it stored: here one pair of each colour, one move apart.
+    from webapp.games.vexed.solver import _CompiledSearch
+
+    wall = "#" * 29  # seven pairs a shelf, a board being at most 32 cells wide
+    shelves = [letters[i : i + 7] for i in range(0, len(letters), 7)]
+    rows = [wall]
+    for shelf in shelves:
+        rows += ["#" + "".join(f"{c}_{c}#" for c in shelf).ljust(28, "#"), wall]
+    text = "Vexed level\ntitle: pairs\n--\n" + "\n".join(rows) + "\n"
+    level = GAME.parse(text)[0]
+    compact = Compact(level)
+    search = _CompiledSearch(compact, Bounds(compact), 64)
+    assert search.width == ((search.m + 1) // 2 if half_a_byte else search.m)
+    result = solve(GAME, level, "fast", limits=Limits(seconds=60))
+    assert result.status == "solved" and result.cost == len(letters) and result.optimal
+    assert_replays(level, result.moves)

@@ -31,11 +31,11 @@ RUNNING = 0
 FOUND = 1
 EXHAUSTED = 2  # the open list ran dry: no solution
 FULL = 3  # the pool or the open list is full: the memory share is spent
-GROW = 4  # the table of boards is half full: rehash into a larger one, then go on
+GROW = 4  # the table of boards is 3/4 full: rehash into a larger one, then go on
 
 # Slots of the search's state array.
-BOUND, EXPANDED, GENERATED, WAITING, BOARDS, ENTRIES, GOAL, LAST, MEMO = range(9)
-STATE_SIZE = 9
+BOUND, EXPANDED, GENERATED, WAITING, BOARDS, ENTRIES, GOAL, LAST, MEMO, TOUCHED = range(10)
+STATE_SIZE = 10
 
 #: f and g beyond these are not queued (no published level comes near).
 F_CAP = 1024
@@ -168,7 +168,7 @@ def _colour_bound(members, reach, near, pair, column, m):
     return split[full]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _memo_slot(keys, key):
     """The slot of ``key`` in the open-addressing table ``keys`` (0 marks a free slot; keys
     are never 0), or of the free slot where it belongs."""
@@ -189,7 +189,7 @@ def memo_rehash(keys, values, new_keys, new_values):
             new_values[slot] = values[i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _by_colour(row, m, counts, starts, members):
     """Group the open cells of a board by colour (a counting sort): colour c's cells are
     ``members[starts[c] : starts[c] + counts[c]]``, ascending."""
@@ -313,66 +313,128 @@ def _settle(grid, moved, moved_count, stride, counts, doomed, doomed_cells):
             return False
 
 
-@njit(cache=True)
-def _hash(row, m):
-    h = np.uint64(1469598103934665603)
+# The small helpers below are inlined (``inline="always"``): a numba call that passes arrays
+# counts references to each of them on the way in and out, and those atomic counts took a
+# sixth of a long search's time before. For the same reason they take a 2-d array and a row
+# index rather than a row (a view is counted too).
+
+
+@njit(cache=True, inline="always")
+def _pack(row, m, rows, r):
+    """A board's ``m`` cells (one byte each) into row ``r`` of ``rows`` as a pool row: half
+    a byte a cell when ``rows`` is half as wide (a level of at most 14 colours, numbered
+    from 2; see the solver), else a byte a cell."""
+    width = rows.shape[1]
+    if width == m:
+        for i in range(m):
+            rows[r, i] = row[i]
+        return
+    for j in range(width):
+        rows[r, j] = 0
     for i in range(m):
-        h = (h ^ np.uint64(row[i])) * np.uint64(1099511628211)
+        rows[r, i >> 1] = rows[r, i >> 1] | (row[i] << ((i & 1) << 2))
+
+
+@njit(cache=True, inline="always")
+def _unpack(rows, r, m, row):
+    """The inverse of ``_pack``: row ``r`` of ``rows`` into ``row``, a byte a cell."""
+    if rows.shape[1] == m:
+        for i in range(m):
+            row[i] = rows[r, i]
+        return
+    for i in range(m):
+        row[i] = (rows[r, i >> 1] >> ((i & 1) << 2)) & 15
+
+
+@njit(cache=True, inline="always")
+def _hash(rows, r, width):
+    h = np.uint64(1469598103934665603)
+    for i in range(width):
+        h = (h ^ np.uint64(rows[r, i])) * np.uint64(1099511628211)
     return h
 
 
 @njit(cache=True)
-def _find(pool, table, row, m):
-    """The id of the board ``row`` in the pool (-1 if it is not there), and its slot in the
-    table (where it is, or the free slot to add it at)."""
+def _id_bits(capacity):
+    """The low bits of a table slot that hold a board id + 1, for a pool of ``capacity``
+    boards; the other bits of the 31 hold a fingerprint of the board's hash."""
+    bits = 1
+    while (1 << bits) <= capacity:
+        bits += 1
+    return bits
+
+
+@njit(cache=True, inline="always")
+def _find(pool, table, rows, r, width, bits, h):
+    """The id of the board in row ``r`` of ``rows`` (whose ``_hash`` is ``h``) in the pool
+    (-1 if it is not there), its slot in the table (where it is, or the free slot to add it
+    at) and the fingerprint to store there.
+
+    A slot holds the board's id + 1 in its low ``bits`` and the top bits of its hash above
+    them: a slot whose fingerprint differs is passed over without reading the board's row,
+    which is a cache miss once the pool is large (most of the time of a long search went to
+    rows read only to find they differ)."""
     mask = len(table) - 1
-    slot = np.int64(_hash(row, m) & np.uint64(mask))
+    slot = np.int64(h & np.uint64(mask))
+    tag = np.int64(0)
+    if bits < 31:
+        tag = np.int64(h >> np.uint64(33 + bits)) << bits
+    ids = (np.int64(1) << bits) - 1
     while True:
-        here = table[slot]
+        here = np.int64(table[slot])
         if here == 0:
-            return -1, slot
-        same = True
-        for i in range(m):
-            if pool[here - 1, i] != row[i]:
-                same = False
-                break
-        if same:
-            return here - 1, slot
+            return -1, slot, tag
+        if here & ~ids == tag:
+            board = (here & ids) - 1
+            same = True
+            for i in range(width):
+                if pool[board, i] != rows[r, i]:
+                    same = False
+                    break
+            if same:
+                return board, slot, tag
         slot = (slot + 1) & mask
 
 
-@njit(cache=True)
-def _add(pool, table, slot, row, m, state):
-    """Add the board ``row`` at the free ``slot`` that ``_find`` gave: its id, or -1 when
-    the pool is full."""
+@njit(cache=True, inline="always")
+def _add(pool, table, slot, tag, rows, r, width, state):
+    """Add the board in row ``r`` of ``rows`` at the free ``slot`` that ``_find`` gave, with
+    its fingerprint ``tag``: its id, or -1 when the pool is full."""
     boards = state[BOARDS]
     if boards >= pool.shape[0]:
         return -1
-    pool[boards, :] = row[:m]
-    table[slot] = boards + 1
+    for i in range(width):
+        pool[boards, i] = rows[r, i]
+    table[slot] = tag | (boards + 1)
     state[BOARDS] = boards + 1
     return boards
 
 
 @njit(cache=True)
-def _find_or_add(pool, table, row, m, state):
-    """The id of the board ``row`` in the pool, adding it if new: (id, True if added).
-    (-1, False) when the pool is full."""
-    known, slot = _find(pool, table, row, m)
+def _find_or_add(pool, table, rows, r, width, state):
+    """The id of the board in row ``r`` of ``rows`` in the pool, adding it if new: (id, True
+    if added). (-1, False) when the pool is full."""
+    bits = _id_bits(pool.shape[0])
+    known, slot, tag = _find(pool, table, rows, r, width, bits, _hash(rows, r, width))
     if known >= 0:
         return known, False
-    return _add(pool, table, slot, row, m, state), True
+    return _add(pool, table, slot, tag, rows, r, width, state), True
 
 
 @njit(cache=True)
-def rehash(pool, boards, table, m):
+def rehash(pool, boards, table, width):
     """Fill an empty, larger ``table`` with the first ``boards`` boards of the pool."""
+    bits = _id_bits(pool.shape[0])
     mask = len(table) - 1
     for board in range(boards):
-        slot = np.int64(_hash(pool[board], m) & np.uint64(mask))
+        h = _hash(pool, board, width)
+        slot = np.int64(h & np.uint64(mask))
         while table[slot] != 0:
             slot = (slot + 1) & mask
-        table[slot] = board + 1
+        tag = np.int64(0)
+        if bits < 31:
+            tag = np.int64(h >> np.uint64(33 + bits)) << bits
+        table[slot] = tag | (board + 1)
 
 
 @njit(cache=True)
@@ -445,7 +507,8 @@ def astar(
     size = len(walls)
     # Small tables grow (the caller rehashes) rather than start huge: a slot in a fresh
     # page costs a page fault, and most searches are small.
-    roomy = min(len(table) // 2, pool.shape[0])
+    roomy = min(len(table) // 4 * 3, pool.shape[0])
+    bits = _id_bits(pool.shape[0])
     grid = np.empty(size, np.uint8)
     child = np.empty(size, np.uint8)
     row = np.empty(m, np.uint8)
@@ -467,6 +530,15 @@ def astar(
     index_of = np.zeros(size, np.int64)
     for i in range(m):
         index_of[cell_at[i]] = i
+    # A board's children that the bound keeps (at most two slides a block), before the
+    # lookups in the table of boards.
+    width = pool.shape[1]
+    survivors = np.empty((2 * m, width), np.uint8)
+    parent_row = np.empty(m, np.uint8)
+    survivor_h = np.empty(2 * m, np.int64)
+    survivor_cleared = np.empty(2 * m, np.bool_)
+    hashes = np.empty(2 * m, np.uint64)
+    firsts = np.empty(2 * m, np.int64)
     stop_at = state[EXPANDED] + budget
     bound = state[BOUND]
     while True:
@@ -490,9 +562,10 @@ def astar(
         board = entry_board[entry]
         if g_of[board] != g:
             continue  # reached again more cheaply after this entry was queued
+        _unpack(pool, board, m, parent_row)
         blocks = 0
         for i in range(m):
-            if pool[board, i] > 1:
+            if parent_row[i] > 1:
                 blocks += 1
         if blocks == 0:
             state[GOAL] = board
@@ -503,7 +576,7 @@ def astar(
         grid[:] = walls
         counts[:] = 0
         for i in range(m):
-            value = pool[board, i]
+            value = parent_row[i]
             grid[cell_at[i]] = value
             counts[value] += 1
         child_g = g + 1
@@ -511,7 +584,7 @@ def astar(
         # The parent's bound by colour, from which the children's bounds are updated.
         # (Written out here: a numba call with many array arguments costs more than the
         # lookups themselves, each array being reference-counted on the way in and out.)
-        _by_colour(pool[board], m, parent_counts, parent_starts, parent_members)
+        _by_colour(parent_row, m, parent_counts, parent_starts, parent_members)
         for colour in range(2, COLOUR_SLOTS):
             k = parent_counts[colour]
             start = parent_starts[colour]
@@ -534,6 +607,7 @@ def astar(
                     state[MEMO] += 1
             values[colour] = value
             parent_h += value
+        kept = 0
         for i in range(m):
             cell = cell_at[i]
             colour = grid[cell]
@@ -719,52 +793,76 @@ def astar(
                             break
                     if h > limit:
                         continue
-                # Only boards that are queued (or cleared) are kept: in a bounded search
-                # most children are cut, and keeping them would fill the pool.
-                known, slot = _find(pool, table, row, m)
-                if known >= 0 and g_of[known] <= child_g:
+                # Looked up in the table of boards below, once every child is built.
+                _pack(row, m, survivors, kept)
+                survivor_h[kept] = h
+                survivor_cleared[kept] = cleared
+                kept += 1
+        # The children the bound keeps, looked up in the table of boards, in the order they
+        # were built. Each lookup starts with two cache misses once the search is large: the
+        # table's slot, then the row of the board it names. Touching every child's slot and
+        # row first lets those misses overlap, instead of each child waiting for its own.
+        # (Three loops: with the hashing in the same loop, too few loads are in flight.)
+        for c in range(kept):
+            hashes[c] = _hash(survivors, c, width)
+        mask = np.uint64(len(table) - 1)
+        for c in range(kept):
+            firsts[c] = table[np.int64(hashes[c] & mask)]
+        ids = (np.int64(1) << bits) - 1
+        touched = 0
+        for c in range(kept):
+            if firsts[c] != 0:
+                touched += pool[(firsts[c] & ids) - 1, 0]
+        state[TOUCHED] = touched
+        for c in range(kept):
+            h = survivor_h[c]
+            cleared = survivor_cleared[c]
+            # Only boards that are queued (or cleared) are kept: in a bounded search most
+            # children are cut, and keeping them would fill the pool.
+            known, slot, tag = _find(pool, table, survivors, c, width, bits, hashes[c])
+            if known >= 0 and g_of[known] <= child_g:
+                continue
+            if cleared:
+                if child_g > cap:
                     continue
-                if cleared:
-                    if child_g > cap:
-                        continue
-                    if known < 0:
-                        known = _add(pool, table, slot, row, m, state)
-                        if known < 0:
-                            return FULL
-                    g_of[known] = child_g
-                    parent[known] = board
-                    if weight > 0 or child_g == bound:
-                        state[GOAL] = known
-                        state[GENERATED] += 1
-                        return FOUND
-                    h = 0
-                f = child_g + h
-                if f > cap or child_g >= cap or f >= F_CAP or child_g >= G_CAP:
-                    continue  # (a board with blocks left at g = cap needs more than cap)
-                if weight > 0:
-                    f = child_g + weight * h  # the bucket, no longer f itself
-                    if f >= F_CAP:
-                        continue
-                    if f < bound:
-                        bound = f
-                        state[BOUND] = f
-                entries = state[ENTRIES]
-                if entries >= len(entry_board):
-                    return FULL
                 if known < 0:
-                    known = _add(pool, table, slot, row, m, state)
+                    known = _add(pool, table, slot, tag, survivors, c, width, state)
                     if known < 0:
                         return FULL
                 g_of[known] = child_g
                 parent[known] = board
-                entry_board[entries] = known
-                entry_next[entries] = heads[f, child_g]
-                heads[f, child_g] = entries
-                state[ENTRIES] = entries + 1
-                if child_g > top_g[f]:
-                    top_g[f] = child_g
-                state[WAITING] += 1
-                state[GENERATED] += 1
+                if weight > 0 or child_g == bound:
+                    state[GOAL] = known
+                    state[GENERATED] += 1
+                    return FOUND
+                h = 0
+            f = child_g + h
+            if f > cap or child_g >= cap or f >= F_CAP or child_g >= G_CAP:
+                continue  # (a board with blocks left at g = cap needs more than cap)
+            if weight > 0:
+                f = child_g + weight * h  # the bucket, no longer f itself
+                if f >= F_CAP:
+                    continue
+                if f < bound:
+                    bound = f
+                    state[BOUND] = f
+            entries = state[ENTRIES]
+            if entries >= len(entry_board):
+                return FULL
+            if known < 0:
+                known = _add(pool, table, slot, tag, survivors, c, width, state)
+                if known < 0:
+                    return FULL
+            g_of[known] = child_g
+            parent[known] = board
+            entry_board[entries] = known
+            entry_next[entries] = heads[f, child_g]
+            heads[f, child_g] = entries
+            state[ENTRIES] = entries + 1
+            if child_g > top_g[f]:
+                top_g[f] = child_g
+            state[WAITING] += 1
+            state[GENERATED] += 1
         if state[BOARDS] + 4 * m > roomy and state[BOARDS] + 4 * m < pool.shape[0]:
             return GROW
         if state[MEMO] + COLOUR_SLOTS * 2 * m > len(memo_keys) // 2:

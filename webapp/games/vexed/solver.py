@@ -12,7 +12,7 @@ from typing import Any
 from webapp.games.base import Algorithm
 from webapp.games.vexed.bounds import INF, Bounds
 from webapp.games.vexed.compact import Compact, Slide
-from webapp.games.vexed.level import Level
+from webapp.games.vexed.level import COLOURS, Level
 from webapp.games.vexed.rules import Board
 from webapp.search import Monitor, Result, SearchProblem, Stop, bfs, run_search
 
@@ -283,10 +283,12 @@ def _drive(
 
 #: Expansions per kernel call: a few milliseconds between monitor ticks.
 SLICE = 1 << 14
-#: Slots in the table of boards at first; it doubles whenever it is half full.
+#: Slots in the table of boards at first; it doubles whenever it is 3/4 full.
 TABLE_START = 1 << 16
 #: The share of the memory limit the board pool may take.
 POOL_SHARE = 0.75
+#: A level with at most this many colours packs two cells a byte in the pool (values 2-15).
+NIBBLE_COLOURS = 14
 #: The share of the time limit A* has before the bounded-cost search takes over.
 ASTAR_SHARE = 0.25
 #: The bounded-cost searches take boards by moves + WEIGHT * bound.
@@ -315,40 +317,65 @@ class _CompiledSearch:
         pair = np.minimum((reach[:, None, :] + near[None, :, :]).min(axis=2), INF)
         self.reach, self.near, self.pair = reach, near, pair
         self.column = np.array([cell % compact.stride for cell in cells], np.int64)
-        # The pool row, g and parent (8 bytes), two open-list entries (16) and up to four
-        # slots of the table (16: it is between a quarter and a half full).
-        per_board = m + 40
+        # The kernel numbers the level's colours from 2 (0 empty, 1 solid): with at most
+        # NIBBLE_COLOURS of them a pool row takes half a byte a cell (kernels._pack).
+        letters = sorted({ch for row in compact.level.rows for ch in row if ch in COLOURS})
+        self.to_kernel = np.arange(256, dtype=np.uint8)
+        self.from_kernel = np.arange(256, dtype=np.uint8)
+        for code, letter in enumerate(letters, 2):
+            self.to_kernel[Compact.byte(letter)] = code
+            self.from_kernel[code] = Compact.byte(letter)
+        self.width = (m + 1) // 2 if len(letters) <= NIBBLE_COLOURS else m
+        # The pool row, g and parent (8 bytes), one and a half open-list entries (12: a board
+        # is queued again when it is reached more cheaply, about one in eight on the
+        # Impossible Pack) and up to 2 2/3 slots of the table (11: it is between 3/8 and 3/4
+        # full; the fingerprints in its slots keep long probes cheap).
+        per_board = self.width + 31
         budget = (memory_mb or 2048) * POOL_SHARE * 2**20
         capacity = max(1 << 12, int(budget // per_board))
-        self.pool = np.zeros((capacity, m), np.uint8)
+        self.pool = np.zeros((capacity, self.width), np.uint8)
         # np.zeros and np.empty take pages from the system only as the search fills them.
         self.g_of = np.empty(capacity, np.int32)
         self.parent = np.empty(capacity, np.int32)
         self.table = np.zeros(TABLE_START, np.int32)
         self.heads = np.full((kernels.F_CAP, kernels.G_CAP), -1, np.int32)
         self.top_g = np.full(kernels.F_CAP, -1, np.int64)
-        self.entry_board = np.zeros(2 * capacity, np.int32)
-        self.entry_next = np.zeros(2 * capacity, np.int32)
+        self.entry_board = np.zeros(capacity + capacity // 2, np.int32)
+        self.entry_next = np.zeros(capacity + capacity // 2, np.int32)
         self.walls = np.frombuffer(compact.cleared, np.uint8).copy()
         self.memo_keys = np.zeros(TABLE_START, np.int64)
         self.memo_values = np.zeros(TABLE_START, np.int64)
         self.state = np.zeros(kernels.STATE_SIZE, np.int64)
 
     def row(self, board: bytes) -> Any:
+        """A board as the kernel sees it: a byte a cell, in the kernel's colours."""
         import numpy as np
 
-        return np.frombuffer(board, np.uint8)[self.cell_at]
+        return self.to_kernel[np.frombuffer(board, np.uint8)[self.cell_at]]
+
+    def packed(self, board: bytes) -> Any:
+        """A board as a pool row (``kernels._pack``)."""
+        import numpy as np
+
+        packed = np.zeros((1, self.width), np.uint8)
+        self.kernels._pack(self.row(board), self.m, packed, 0)
+        return packed[0]
 
     def board(self, board_id: int) -> bytes:
+        import numpy as np
+
+        row = np.empty(self.m, np.uint8)
+        self.kernels._unpack(self.pool, board_id, self.m, row)
         grid = bytearray(self.compact.cleared)
-        for cell, value in zip(self.compact.cells, self.pool[board_id].tolist(), strict=True):
+        for cell, value in zip(self.compact.cells, self.from_kernel[row].tolist(), strict=True):
             grid[cell] = value
         return bytes(grid)
 
     def push_start(self, start: bytes, h0: int, bucket: int | None = None) -> None:
         kernels = self.kernels
         state = self.state
-        kernels._find_or_add(self.pool, self.table, self.row(start), self.m, state)
+        rows = self.packed(start).reshape(1, -1)
+        kernels._find_or_add(self.pool, self.table, rows, 0, self.width, state)
         self.g_of[0] = 0
         self.parent[0] = -1
         self.entry_board[0] = 0
@@ -390,9 +417,9 @@ class _CompiledSearch:
             if status != kernels.GROW:
                 return status
             boards = int(self.state[kernels.BOARDS])
-            if boards + 4 * self.m > len(self.table) // 2:
+            if boards + 4 * self.m > len(self.table) // 4 * 3:
                 self.table = np.zeros(2 * len(self.table), np.int32)
-                kernels.rehash(self.pool, boards, self.table, self.m)
+                kernels.rehash(self.pool, boards, self.table, self.width)
             if (
                 int(self.state[kernels.MEMO]) + kernels.COLOUR_SLOTS * 2 * self.m
                 > len(self.memo_keys) // 2
