@@ -61,7 +61,7 @@ def web_limits() -> Limits:
     config = current_app.config
     return Limits(
         seconds=float(config.get("SOLVE_TIME_LIMIT", 60)),
-        nodes=int(config.get("SOLVE_NODE_LIMIT", 20_000_000)),
+        nodes=int(config.get("SOLVE_NODE_LIMIT", 100_000_000)),
         memory_mb=int(config.get("SOLVE_MEMORY_MB", 2048)),
     )
 

@@ -22,7 +22,7 @@ class Limits:
     """When a search gives up: wall-clock seconds, expanded states, resident memory."""
 
     seconds: float | None = 60.0
-    nodes: int | None = 20_000_000
+    nodes: int | None = 100_000_000
     memory_mb: int | None = 2048
 
 
