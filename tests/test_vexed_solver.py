@@ -226,18 +226,23 @@ def test_the_compiled_bound_equals_the_reference_bound_on_played_boards() -> Non
             assert got == expected, (level.title, board)
 
 
-def test_the_search_within_a_cap_queues_exactly_the_children_within_it() -> None:
+@pytest.mark.parametrize("partial", [False, True])
+def test_the_search_within_a_cap_queues_exactly_the_children_within_it(partial: bool) -> None:
     # With weight > 0, kernels.astar cuts a child whose bound is above the moves left. Most
     # children are cut before they are built: a slide that sets nothing vanishing is tried in
     # place on the parent's grid and only the colours whose blocks moved are looked up again;
     # the others get the parent's value for every colour whose cells did not change. On boards
     # from random play, for every cap around the children's bounds, one expansion must queue
-    # exactly the children that the plain rules and the reference bound keep: 1 + h <= cap.
+    # exactly the children that the plain rules and the reference bound keep, 1 + h <= cap.
+    # With partial expansion (once the pool holds DEFER_AT boards; here at once) it leaves
+    # out those whose bucket 1 + 2h is above the board's own, 2 h0, by more than DEFER, and
+    # the board waits again at the lowest of their buckets.
     import random
 
     from webapp.games.vexed import kernels
     from webapp.games.vexed.solver import _CompiledSearch
 
+    DEFER = kernels.DEFER  # noqa: N806
     rng = random.Random(11)
     levels = [
         level_of("32_variety_25_pack.txt", 48),
@@ -246,7 +251,7 @@ def test_the_search_within_a_cap_queues_exactly_the_children_within_it() -> None
         level_of("03_classic_ii_levels.txt", 56),
         *(level_of("02_classic_levels.txt", n) for n in (5, 40, 59)),
     ]
-    quiet_cut = loud_cut = kept = 0
+    quiet_cut = loud_cut = kept = deferred = 0
     for level in levels:
         compact = Compact(level)
         bounds = Bounds(compact)
@@ -264,19 +269,31 @@ def test_the_search_within_a_cap_queues_exactly_the_children_within_it() -> None
                 continue  # the expansion would stop at the cleared child
             finite = {h for h, _ in children.values() if h < kernels.INF}
             for cap in sorted({2, *(1 + h for h in finite), *(2 + h for h in finite)}):
-                expected = {child for child, (h, _) in children.items() if 1 + h <= cap}
+                within = {child: h for child, (h, _) in children.items() if 1 + h <= cap}
+                expected = {
+                    c for c, h in within.items() if not partial or 1 + 2 * h <= 2 * h0 + DEFER
+                }
+                later = sorted(1 + 2 * h for c, h in within.items() if c not in expected)
                 search = _CompiledSearch(compact, bounds, 64)
+                if partial:
+                    search.state[kernels.DEFER_AT] = 0
                 search.push_start(encoded, h0, 2 * h0)
                 assert search.run(1, cap, 2) == kernels.RUNNING
                 boards = int(search.state[kernels.BOARDS])
                 got = {search.board(i) for i in range(1, boards)}
                 assert got == expected, (level.title, board, cap)
+                # The board (id 0, flagged -1) waits among its children's depth, 1.
+                waits_again = [int(search.entry_board[search.heads[b, 1]]) for b in later[:1]]
+                assert waits_again == ([-1] if later else []), (level.title, board, cap)
+                assert int(search.state[kernels.WAITING]) == len(expected) + bool(later)
                 kept += len(expected)
+                deferred += len(later)
                 for h, quiet in children.values():
                     if 1 + h > cap:
                         quiet_cut += quiet
                         loud_cut += not quiet
     assert quiet_cut >= 200 and loud_cut >= 50 and kept >= 200, (quiet_cut, loud_cut, kept)
+    assert deferred >= 100 if partial else deferred == 0, deferred
 
 
 def test_the_compiled_moves_give_the_boards_the_rules_give() -> None:
@@ -406,17 +423,19 @@ def test_a_par_below_the_optimum_is_proved_so_on_the_way(monkeypatch: pytest.Mon
     assert_replays(level, result.moves)
 
 
+@pytest.mark.parametrize("partial", [False, True])
 @pytest.mark.parametrize(
     ("file_name", "number", "optimum"),
     [("32_variety_25_pack.txt", 48, 25), ("06_panic_pack.txt", 19, 30)],  # Dark Lord, Nightmare
 )
 def test_a_search_within_a_cap_goes_on_from_where_astar_stopped(
-    file_name: str, number: int, optimum: int
+    file_name: str, number: int, optimum: int, partial: bool
 ) -> None:
     # The search within par takes over A*'s arrays: its open list is put into buckets by
     # g + 2h (kernels.rebucket) and the boards A* expanded are not expanded again. Stopped
     # anywhere, it must still find a solution within a cap at the optimum, and run dry (a
-    # proof) within one below it.
+    # proof) within one below it; with partial expansion too (boards waiting again for the
+    # children they left out).
     from webapp.games.vexed import kernels
     from webapp.games.vexed.solver import _CompiledSearch
 
@@ -427,6 +446,8 @@ def test_a_search_within_a_cap_goes_on_from_where_astar_stopped(
     for slices in (1, 3, 10, 30):
         for cap, expected in ((optimum, kernels.FOUND), (optimum - 1, kernels.EXHAUSTED)):
             search = _CompiledSearch(compact, bounds, 256)
+            if partial:
+                search.state[kernels.DEFER_AT] = 0
             search.push_start(start, bounds.estimate(start))
             for _ in range(slices):
                 assert search.run(64, kernels.F_CAP, 0) == kernels.RUNNING

@@ -34,8 +34,17 @@ FULL = 3  # the pool or the open list is full: the memory share is spent
 GROW = 4  # the table of boards is 3/4 full: rehash into a larger one, then go on
 
 # Slots of the search's state array.
-BOUND, EXPANDED, GENERATED, WAITING, BOARDS, ENTRIES, GOAL, LAST, MEMO, TOUCHED = range(10)
-STATE_SIZE = 10
+BOUND, EXPANDED, GENERATED, WAITING, BOARDS, ENTRIES, GOAL, LAST, MEMO = range(9)
+TOUCHED = 9  # a sum of the rows read ahead (see the lookups), so that they are read
+DEFER_AT = 10  # the pool's count of boards from which partial expansion begins
+STATE_SIZE = 11
+
+#: In a bounded-cost search whose pool holds ``state[DEFER_AT]`` boards or more, a board's
+#: children more than this above its own bucket wait until the search gets there (partial
+#: expansion): most children are never taken, and storing them filled the memory of the
+#: densest levels long before their time was up. Taking a board again costs an expansion,
+#: so a search with room to spare stores them all.
+DEFER = 1
 
 #: f and g beyond these are not queued (no published level comes near).
 F_CAP = 1024
@@ -560,8 +569,17 @@ def astar(
         heads[bound, g] = entry_next[entry]
         state[WAITING] -= 1
         board = entry_board[entry]
+        if board < 0:  # a board waiting again for children it left out (see below)
+            board = -board - 1
+            g -= 1
         if g_of[board] != g:
             continue  # reached again more cheaply after this entry was queued
+        # Partial expansion (a bounded-cost search only, once the pool holds DEFER_AT boards):
+        # children whose bucket is above this one's by more than DEFER are neither stored
+        # nor queued; the board waits again at the lowest such bucket and makes them then.
+        popped = bound
+        deferred = F_CAP
+        partial = weight > 0 and state[BOARDS] >= state[DEFER_AT]
         _unpack(pool, board, m, parent_row)
         blocks = 0
         for i in range(m):
@@ -793,6 +811,12 @@ def astar(
                             break
                     if h > limit:
                         continue
+                if partial and not cleared:
+                    later = child_g + weight * h
+                    if later > popped + DEFER:
+                        if later < deferred:
+                            deferred = later
+                        continue
                 # Looked up in the table of boards below, once every child is built.
                 _pack(row, m, survivors, kept)
                 survivor_h[kept] = h
@@ -863,6 +887,19 @@ def astar(
                 top_g[f] = child_g
             state[WAITING] += 1
             state[GENERATED] += 1
+        if deferred < F_CAP:
+            # The board waits among the boards of its children's depth (flagged by a
+            # negative id), so that they are made when they would have been taken.
+            entries = state[ENTRIES]
+            if entries >= len(entry_board):
+                return FULL
+            entry_board[entries] = -board - 1
+            entry_next[entries] = heads[deferred, child_g]
+            heads[deferred, child_g] = entries
+            state[ENTRIES] = entries + 1
+            if child_g > top_g[deferred]:
+                top_g[deferred] = child_g
+            state[WAITING] += 1
         if state[BOARDS] + 4 * m > roomy and state[BOARDS] + 4 * m < pool.shape[0]:
             return GROW
         if state[MEMO] + COLOUR_SLOTS * 2 * m > len(memo_keys) // 2:

@@ -287,6 +287,9 @@ SLICE = 1 << 14
 TABLE_START = 1 << 16
 #: The share of the memory limit the board pool may take.
 POOL_SHARE = 0.75
+#: The search within par leaves children for later (``kernels.DEFER``) once the pool is this
+#: full.
+DEFER_FROM = 0.75
 #: A level with at most this many colours packs two cells a byte in the pool (values 2-15).
 NIBBLE_COLOURS = 14
 #: The share of the time limit A* has before the bounded-cost search takes over.
@@ -346,6 +349,7 @@ class _CompiledSearch:
         self.memo_keys = np.zeros(TABLE_START, np.int64)
         self.memo_values = np.zeros(TABLE_START, np.int64)
         self.state = np.zeros(kernels.STATE_SIZE, np.int64)
+        self.state[kernels.DEFER_AT] = int(capacity * DEFER_FROM)
 
     def row(self, board: bytes) -> Any:
         """A board as the kernel sees it: a byte a cell, in the kernel's colours."""
