@@ -419,6 +419,36 @@ def _add(pool, table, slot, tag, rows, r, width, state):
     return boards
 
 
+@njit(cache=True, inline="always")
+def _keep(pool, table, slot, tag, rows, r, width, state, known, g_of, parent, g, board):
+    """The board in row ``r`` of ``rows`` (``known``: its id, or -1 to add it at ``slot``),
+    reached at ``g`` from ``board``: its id, or -1 when the pool is full."""
+    if known < 0:
+        known = _add(pool, table, slot, tag, rows, r, width, state)
+        if known < 0:
+            return -1
+    g_of[known] = g
+    parent[known] = board
+    return known
+
+
+@njit(cache=True, inline="always")
+def _push(heads, top_g, entry_board, entry_next, state, bucket, g, value):
+    """Queue ``value`` (a board's id, or for a board waiting again its id negated, minus
+    one) in ``bucket`` at depth ``g``: False when the open list is full."""
+    entries = state[ENTRIES]
+    if entries >= len(entry_board):
+        return False
+    entry_board[entries] = value
+    entry_next[entries] = heads[bucket, g]
+    heads[bucket, g] = entries
+    state[ENTRIES] = entries + 1
+    if g > top_g[bucket]:
+        top_g[bucket] = g
+    state[WAITING] += 1
+    return True
+
+
 @njit(cache=True)
 def _find_or_add(pool, table, rows, r, width, state):
     """The id of the board in row ``r`` of ``rows`` in the pool, adding it if new: (id, True
@@ -849,12 +879,10 @@ def astar(
             if cleared:
                 if child_g > cap:
                     continue
+                known = _keep(pool, table, slot, tag, survivors, c, width, state, known,
+                              g_of, parent, child_g, board)  # fmt: skip
                 if known < 0:
-                    known = _add(pool, table, slot, tag, survivors, c, width, state)
-                    if known < 0:
-                        return FULL
-                g_of[known] = child_g
-                parent[known] = board
+                    return FULL
                 if weight > 0 or child_g == bound:
                     state[GOAL] = known
                     state[GENERATED] += 1
@@ -870,36 +898,18 @@ def astar(
                 if f < bound:
                     bound = f
                     state[BOUND] = f
-            entries = state[ENTRIES]
-            if entries >= len(entry_board):
+            known = _keep(pool, table, slot, tag, survivors, c, width, state, known, g_of,
+                          parent, child_g, board)  # fmt: skip
+            if known < 0 or not _push(heads, top_g, entry_board, entry_next, state, f,
+                                      child_g, known):  # fmt: skip
                 return FULL
-            if known < 0:
-                known = _add(pool, table, slot, tag, survivors, c, width, state)
-                if known < 0:
-                    return FULL
-            g_of[known] = child_g
-            parent[known] = board
-            entry_board[entries] = known
-            entry_next[entries] = heads[f, child_g]
-            heads[f, child_g] = entries
-            state[ENTRIES] = entries + 1
-            if child_g > top_g[f]:
-                top_g[f] = child_g
-            state[WAITING] += 1
             state[GENERATED] += 1
         if deferred < F_CAP:
             # The board waits among the boards of its children's depth (flagged by a
             # negative id), so that they are made when they would have been taken.
-            entries = state[ENTRIES]
-            if entries >= len(entry_board):
+            if not _push(heads, top_g, entry_board, entry_next, state, deferred, child_g,
+                         -board - 1):  # fmt: skip
                 return FULL
-            entry_board[entries] = -board - 1
-            entry_next[entries] = heads[deferred, child_g]
-            heads[deferred, child_g] = entries
-            state[ENTRIES] = entries + 1
-            if child_g > top_g[deferred]:
-                top_g[deferred] = child_g
-            state[WAITING] += 1
         if state[BOARDS] + 4 * m > roomy and state[BOARDS] + 4 * m < pool.shape[0]:
             return GROW
         if state[MEMO] + COLOUR_SLOTS * 2 * m > len(memo_keys) // 2:
