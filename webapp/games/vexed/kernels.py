@@ -3,11 +3,12 @@
 The same search as docs/vexed-solver.md describes -- settled boards, the lone-block prune,
 f buckets taken deepest first, the per-colour lower bound -- written over flat numpy arrays
 so numba can compile it: CPython managed about 20,000 boards a second, which left the hard
-levels out of reach. Boards live in one pool (a row per board: the byte of every open cell),
-found again through an open-addressing table of their hashes; each board keeps its g and its
-parent. The per-colour bounds are remembered in a numba dictionary keyed by the colour's
-cells, as the Python ``Bounds`` does (``bounds.py`` stays the readable reference, and a test
-checks the two agree).
+levels out of reach. Boards live in one pool (a row per board: every open cell, half a byte
+each when the level has at most 14 colours), found again through an open-addressing table of
+their ids and hash fingerprints; each board keeps its g and its parent. The per-colour bounds
+are remembered in an open-addressing table keyed by the colour's cells, as the Python
+``Bounds`` does (``bounds.py`` stays the readable reference, and a test checks the two
+agree).
 
 ``astar`` runs for a bounded number of expansions and returns; everything it needs to go on
 is in its arrays, so the caller ticks the monitor between calls (limits, progress,

@@ -331,8 +331,9 @@ class _CompiledSearch:
         self.width = (m + 1) // 2 if len(letters) <= NIBBLE_COLOURS else m
         # The pool row, g and parent (8 bytes), one and a half open-list entries (12: a board
         # is queued again when it is reached more cheaply, about one in eight on the
-        # Impossible Pack) and up to 2 2/3 slots of the table (11: it is between 3/8 and 3/4
-        # full; the fingerprints in its slots keep long probes cheap).
+        # Impossible Pack, or when it waits again for children it left out) and up to 2 2/3
+        # slots of the table (11: it is between 3/8 and 3/4 full; the fingerprints in its
+        # slots keep long probes cheap). Whichever runs out first ends the search as FULL.
         per_board = self.width + 31
         budget = (memory_mb or 2048) * POOL_SHARE * 2**20
         capacity = max(1 << 12, int(budget // per_board))
