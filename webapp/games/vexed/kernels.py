@@ -670,8 +670,9 @@ def astar(
                 # The bound before the child is built. Most slides set nothing vanishing;
                 # then only the colours of the moved block and of the stack that rested on
                 # it change, and the child's bound is the parent's with those looked up
-                # again. The slide is tried in place on the parent's grid (exactly as the
-                # child is built below) and undone; a child above the cap is cut unbuilt.
+                # again. The slide is tried in place on the parent's grid and undone; a
+                # child above the cap is cut unbuilt, and a child kept is built from what
+                # the trial recorded.
                 grid[cell] = 0
                 land = target
                 while not grid[land + stride]:
@@ -756,36 +757,17 @@ def astar(
                         if cut or child_h > limit:
                             continue
                         h = child_h
+                # The child: the slide tried above, replayed from what it recorded (the
+                # landing cell, and the stack that dropped one cell into the moved block's).
                 child[:] = grid
                 child_counts[:] = counts
-                child[cell] = 0
-                land = target
-                while not child[land + stride]:
-                    land += stride
                 child[land] = colour
                 moved[0] = land
-                moved_count = 1
-                contact = (
-                    child[land - 1] == colour
-                    or child[land + 1] == colour
-                    or child[land + stride] == colour
-                )
-                above = cell - stride
-                below = cell
-                while child[above] > 1:
-                    here = child[above]
-                    child[below] = here
-                    child[above] = 0
-                    moved[moved_count] = below
-                    moved_count += 1
-                    if not contact and (
-                        child[below - 1] == here
-                        or child[below + 1] == here
-                        or child[below + stride] == here
-                    ):
-                        contact = True
-                    below = above
-                    above -= stride
+                for x in range(lifted):
+                    child[cell - x * stride] = saved[x]
+                    moved[x + 1] = cell - x * stride
+                child[cell - lifted * stride] = 0
+                moved_count = lifted + 1
                 if contact and not _settle(
                     child, moved, moved_count, stride, child_counts, doomed, scratch
                 ):
