@@ -1,7 +1,10 @@
 """Solve the shipped Vexed packs and print a markdown table per pack, plus the Dark Lord time.
 
     python bench/vexed.py [--packs 0-48 | 2,7,32 | "Classic Levels"] [--time-limit S]
+                          [--memory-limit MB] [--node-limit N]
                           [--algorithm NAME] [--levels 1-10] [--verbose]
+
+The limits default to the solver's own (``Limits``): the table of record uses those.
 
 Every solve goes through webapp.solving.solve, so every solution is replayed by the rules.
 """
@@ -53,10 +56,10 @@ def select_packs(spec: str, packs: list[tuple[str, str]]) -> list[tuple[str, str
     return [packs[i] for i in chosen]
 
 
-def run_level(level, algorithm: str, seconds: float):
+def run_level(level, algorithm: str, limits: Limits):
     """The result, wall-clock seconds and CPU seconds (the machine may be shared)."""
     started, cpu = time.perf_counter(), time.process_time()
-    result = solve(GAME, level, algorithm, limits=Limits(seconds=seconds))
+    result = solve(GAME, level, algorithm, limits=limits)
     return result, time.perf_counter() - started, time.process_time() - cpu
 
 
@@ -65,12 +68,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--packs", default="0-48", help="pack numbers (0-48) or names")
     parser.add_argument("--levels", default=None, help="level numbers within each pack, 1-based")
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per level")
+    parser.add_argument(
+        "--memory-limit", type=int, default=Limits.memory_mb, help="megabytes per level"
+    )
+    parser.add_argument(
+        "--node-limit", type=int, default=Limits.nodes, help="expanded boards per level"
+    )
     parser.add_argument("--algorithm", default="fast")
     parser.add_argument("--verbose", action="store_true", help="one line per level on stderr")
     args = parser.parse_args(argv)
 
     packs = select_packs(args.packs, pack_files())
-    print(f"Vexed, algorithm `{args.algorithm}`, time limit {args.time_limit:g} s per level\n")
+    limits = Limits(seconds=args.time_limit, nodes=args.node_limit, memory_mb=args.memory_limit)
+    print(
+        f"Vexed, algorithm `{args.algorithm}`, limits per level: {args.time_limit:g} s, "
+        f"{args.memory_limit} MB, {args.node_limit:,} boards expanded\n"
+    )
     print(
         "| pack | levels | solved | at par | under par | proved optimal | total s | cpu s "
         "| max s | slowest level |"
@@ -88,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         slowest_name = ""
         for number in numbers:
             level = levels[number - 1]
-            result, seconds, cpu = run_level(level, args.algorithm, args.time_limit)
+            result, seconds, cpu = run_level(level, args.algorithm, limits)
             total += seconds
             cpu_total += cpu
             if seconds > slowest:
@@ -139,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     dark_lord = GAME.parse((LEVELS / file_name).read_text(encoding="utf-8"))[number - 1]
     times, cpus = [], []
     for _ in range(3):
-        result, seconds, cpu = run_level(dark_lord, args.algorithm, args.time_limit)
+        result, seconds, cpu = run_level(dark_lord, args.algorithm, limits)
         times.append(seconds)
         cpus.append(cpu)
     length = len(result.moves or []) if result.solved else None
