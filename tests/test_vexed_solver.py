@@ -555,3 +555,23 @@ def test_pool_rows_take_half_a_byte_a_cell_for_up_to_14_colours(
     result = solve(GAME, level, "fast", limits=Limits(seconds=60))
     assert result.status == "solved" and result.cost == len(letters) and result.optimal
     assert_replays(level, result.moves)
+
+
+def test_the_recorded_optima_are_above_par_and_proved() -> None:
+    """levels/vexed/optima.tsv tells players where par cannot be met: each row must be a
+    level whose par is below the shortest solution, and the solver must prove that length."""
+    import csv
+
+    shipped = Path(__file__).resolve().parents[1] / "levels" / "vexed"
+    with open(shipped / "optima.tsv", newline="", encoding="utf-8") as index:
+        rows = list(csv.DictReader(index, delimiter="\t"))
+    assert len(rows) == 5
+    for row in rows:
+        level = level_of(row["file"], int(row["level"]))
+        assert level.title == row["title"] and level.par == int(row["par"])
+        optimum = int(row["optimum"])
+        assert optimum > level.par
+        result = solve(GAME, level, "fast", limits=Limits(seconds=60))
+        assert result.solved and result.optimal, row
+        assert len(result.moves) == optimum, row
+        assert_replays(level, result.moves)

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.conftest import csrf_of
+from tests.conftest import ROOT, csrf_of
 
 
 def test_home_lists_the_games_and_their_collections(client):
@@ -299,3 +299,21 @@ def test_a_change_during_the_first_snapshot_is_sent_next(app, monkeypatch):
         with pytest.raises(ConnectionClosed):
             live.stream(Socket(), found, job)
     assert rendered == ["running", "done"]
+
+
+def test_a_vexed_par_below_the_shortest_solution_says_so(client):
+    from webapp.games.vexed import GAME
+    from webapp.search import Limits
+    from webapp.solving import solve
+
+    page = client.get("/vexed/panic-pack/19").text  # Nightmare Castle: par 29, shortest 30
+    assert '<b id="par-value">29</b>' in page
+    assert "no solution is that short" in page and '<b id="shortest">30</b>' in page
+    assert "par-note" not in client.get("/vexed/panic-pack/18").text  # a par that can be met
+    level = GAME.parse((ROOT / "levels" / "vexed" / "06_panic_pack.txt").read_text())[18]
+    result = solve(GAME, level, "fast", limits=Limits(seconds=60))
+    assert result.solved and len(result.moves) == 30
+    response = client.get("/vexed/panic-pack/19?moves=" + "+".join(result.moves))
+    assert response.status_code == 303
+    solved = client.get("/vexed/panic-pack/19").text
+    assert '<b id="golf">+1</b><span id="best-possible">, the best possible</span>' in solved

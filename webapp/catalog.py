@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 from dataclasses import dataclass
@@ -68,6 +69,31 @@ def collection(game_name: str, slug: str) -> Collection | None:
         if found.slug == slug:
             return found
     return None
+
+
+@cache
+def _optima(game_name: str) -> dict[str, int]:
+    """Board text to the proved shortest solution, from levels/<game>/optima.tsv: the levels
+    whose published par is below it (file, level number, title, par, optimum a row)."""
+    game = games.get(game_name)
+    folder = LEVELS_DIR / game_name
+    index = folder / "optima.tsv"
+    if not index.exists():
+        return {}
+    found: dict[str, int] = {}
+    with open(index, newline="", encoding="utf-8") as rows:
+        for row in csv.DictReader(rows, delimiter="\t"):
+            level = game.parse((folder / row["file"]).read_text(encoding="utf-8"))[
+                int(row["level"]) - 1
+            ]
+            found[game.board_text(level)] = int(row["optimum"])
+    return found
+
+
+def known_optimum(game: Game, level: Any) -> int | None:
+    """The proved length of the shortest solution of a board whose par is below it, wherever
+    the board comes from (a built-in collection, a paste, a shared link); else None."""
+    return _optima(game.name).get(game.board_text(level))
 
 
 def content_id(game: Game, level: Any) -> str:

@@ -112,10 +112,16 @@ _HINTS["blocks"] = blocks_hint
 # -- Vexed ------------------------------------------------------------------------------------
 @register("vexed")
 def vexed_extras(found: Any, play: Any) -> dict[str, Any]:
-    """The boards between the last slide and the still board, for the page to animate."""
+    """The boards between the last slide and the still board, for the page to animate, and
+    the shortest solution's length where par is below it (a player cannot reach such a par)."""
+    from webapp.catalog import known_optimum
     from webapp.games.vexed import settle_frames
 
+    optimum = known_optimum(found.game, found.level)
+    if optimum is not None and (found.level.par is None or optimum <= found.level.par):
+        optimum = None
     if not play.moves:
-        return {"vexed_frames": []}
+        return {"vexed_frames": [], "optimum": optimum}
     before = found.game.replay(found.level, play.moves[:-1])
-    return {"vexed_frames": settle_frames(found.level, before, play.moves[-1])[:-1]}
+    frames = settle_frames(found.level, before, play.moves[-1])[:-1]
+    return {"vexed_frames": frames, "optimum": optimum}
