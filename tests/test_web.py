@@ -317,3 +317,10 @@ def test_a_vexed_par_below_the_shortest_solution_says_so(client):
     assert response.status_code == 303
     solved = client.get("/vexed/panic-pack/19").text
     assert '<b id="golf">+1</b><span id="best-possible">, the best possible</span>' in solved
+    listing = client.get("/vexed/panic-pack/").text
+    assert re.search(
+        r'par 29 <span class="shortest"[^>]*>\(shortest 30\)</span>, '
+        r'<span class="golf">\+1</span> \(the best possible\)',
+        listing,
+    )
+    assert listing.count('class="shortest"') == 5

@@ -229,7 +229,12 @@ def collection_page(game_name: str, collection: str) -> str:
     results = get_store().results(player_id(), game.name, keys)
     started = get_store().started(player_id(), game.name)
     return render_template(
-        "collection.html", game=game, collection=found, results=results, started=started
+        "collection.html",
+        game=game,
+        collection=found,
+        results=results,
+        started=started,
+        shortest=lambda level: catalog.known_optimum(game, level),
     )
 
 
