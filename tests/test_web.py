@@ -324,3 +324,16 @@ def test_a_vexed_par_below_the_shortest_solution_says_so(client):
         listing,
     )
     assert listing.count('class="shortest"') == 5
+
+
+def test_a_recorded_optimum_counts_only_against_a_par_below_it():
+    import dataclasses
+
+    from webapp.catalog import known_optimum
+    from webapp.games.vexed import GAME
+
+    level = GAME.parse((ROOT / "levels" / "vexed" / "06_panic_pack.txt").read_text())[18]
+    assert known_optimum(GAME, level) == 30  # Nightmare Castle, par 29
+    assert known_optimum(GAME, dataclasses.replace(level, title="Pasted")) == 30  # the board
+    assert known_optimum(GAME, dataclasses.replace(level, par=30)) is None
+    assert known_optimum(GAME, dataclasses.replace(level, par=None)) is None

@@ -73,27 +73,30 @@ def collection(game_name: str, slug: str) -> Collection | None:
 
 @cache
 def _optima(game_name: str) -> dict[str, int]:
-    """Board text to the proved shortest solution, from levels/<game>/optima.tsv: the levels
-    whose published par is below it (file, level number, title, par, optimum a row)."""
+    """Board text to the proved shortest solution, from levels/<game>/optima.tsv (file, level
+    number, title, par, optimum a row): the levels whose published par is below it."""
     game = games.get(game_name)
     folder = LEVELS_DIR / game_name
     index = folder / "optima.tsv"
     if not index.exists():
         return {}
+    packs: dict[str, list[Any]] = {}
     found: dict[str, int] = {}
     with open(index, newline="", encoding="utf-8") as rows:
         for row in csv.DictReader(rows, delimiter="\t"):
-            level = game.parse((folder / row["file"]).read_text(encoding="utf-8"))[
-                int(row["level"]) - 1
-            ]
+            if row["file"] not in packs:
+                packs[row["file"]] = game.parse((folder / row["file"]).read_text(encoding="utf-8"))
+            level = packs[row["file"]][int(row["level"]) - 1]
             found[game.board_text(level)] = int(row["optimum"])
     return found
 
 
 def known_optimum(game: Game, level: Any) -> int | None:
-    """The proved length of the shortest solution of a board whose par is below it, wherever
-    the board comes from (a built-in collection, a paste, a shared link); else None."""
-    return _optima(game.name).get(game.board_text(level))
+    """The proved length of the shortest solution of a board, where its par is below it,
+    wherever the board comes from (a built-in collection, a paste, a shared link); else None."""
+    optimum = _optima(game.name).get(game.board_text(level))
+    par = getattr(level, "par", None)
+    return optimum if optimum is not None and par is not None and optimum > par else None
 
 
 def content_id(game: Game, level: Any) -> str:

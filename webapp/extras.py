@@ -118,8 +118,6 @@ def vexed_extras(found: Any, play: Any) -> dict[str, Any]:
     from webapp.games.vexed import settle_frames
 
     optimum = known_optimum(found.game, found.level)
-    if optimum is not None and (found.level.par is None or optimum <= found.level.par):
-        optimum = None
     if not play.moves:
         return {"vexed_frames": [], "optimum": optimum}
     before = found.game.replay(found.level, play.moves[:-1])
