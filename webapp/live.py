@@ -58,11 +58,12 @@ def init_app(app: Flask) -> None:
 
 
 def web_limits() -> Limits:
+    """The solver's limits, unless the config sets others (docs/DEPLOY.md)."""
     config = current_app.config
     return Limits(
-        seconds=float(config.get("SOLVE_TIME_LIMIT", 60)),
-        nodes=int(config.get("SOLVE_NODE_LIMIT", 100_000_000)),
-        memory_mb=int(config.get("SOLVE_MEMORY_MB", 2048)),
+        seconds=float(config.get("SOLVE_TIME_LIMIT", Limits.seconds)),
+        nodes=int(config.get("SOLVE_NODE_LIMIT", Limits.nodes)),
+        memory_mb=int(config.get("SOLVE_MEMORY_MB", Limits.memory_mb)),
     )
 
 
