@@ -296,6 +296,66 @@ def test_the_search_within_a_cap_queues_exactly_the_children_within_it(partial: 
     assert deferred >= 100 if partial else deferred == 0, deferred
 
 
+def test_the_search_within_a_cap_takes_boards_with_fewer_blocks_left_first() -> None:
+    # The bounded-cost search queues a board in the bucket g + 2h + per_block * (blocks left),
+    # both the children it makes and A*'s open list when it takes over (kernels.rebucket):
+    # of two boards alike in g and bound, the one with fewer blocks left is taken first.
+    import random
+
+    from webapp.games.vexed import kernels
+    from webapp.games.vexed.solver import _CompiledSearch
+
+    rng = random.Random(5)
+    per_block = 3
+    seen_blocks: set[int] = set()
+    for file_name, number in (("07_impossible_pack.txt", 15), ("03_classic_ii_levels.txt", 21)):
+        level = level_of(file_name, number)
+        compact = Compact(level)
+        bounds = Bounds(compact)
+        for _ in range(4):
+            board = compact.encode(random_play(level, rng, rng.randrange(8)))
+            h0 = bounds.estimate(board)
+            if compact.has_lone_block(board) or h0 >= kernels.INF:
+                continue
+            search = _CompiledSearch(compact, bounds, 64)
+            search.push_start(board, h0, 2 * h0 + per_block * compact.blocks(board))
+            assert search.run(1, kernels.F_CAP // 4, 2, per_block) == kernels.RUNNING
+            queued = _queued(search)
+            assert len(queued) == int(search.state[kernels.BOARDS]) - 1 > 0
+            for child, bucket, g in queued:
+                h, blocks = bounds.estimate(child), compact.blocks(child)
+                assert (g, bucket) == (1, 1 + 2 * h + per_block * blocks), level.title
+                seen_blocks.add(blocks)
+        # A*'s open list, handed over.
+        search = _CompiledSearch(compact, bounds, 64)
+        start = compact.encode(GAME.start(level))
+        search.push_start(start, bounds.estimate(start))
+        for _ in range(3):
+            assert search.run(32, kernels.F_CAP, 0) == kernels.RUNNING
+        search.rebucket(kernels.F_CAP // 4, 2, per_block)
+        queued = _queued(search)
+        assert len(queued) == int(search.state[kernels.WAITING]) > 0
+        for board, bucket, g in queued:
+            h, blocks = bounds.estimate(board), compact.blocks(board)
+            assert bucket == g + 2 * h + per_block * blocks, level.title
+            seen_blocks.add(blocks)
+    assert len(seen_blocks) >= 3, seen_blocks  # boards of several counts were compared
+
+
+def _queued(search) -> list[tuple[bytes, int, int]]:
+    """(board, bucket, g) of every entry in a compiled search's open list."""
+    from webapp.games.vexed import kernels
+
+    out = []
+    for bucket in range(kernels.F_CAP):
+        for g in range(int(search.top_g[bucket]) + 1):
+            entry = int(search.heads[bucket, g])
+            while entry >= 0:
+                out.append((search.board(int(search.entry_board[entry])), bucket, g))
+                entry = int(search.entry_next[entry])
+    return out
+
+
 def test_the_compiled_moves_give_the_boards_the_rules_give() -> None:
     # One expansion of kernels.astar puts every child of its start board into the pool (all
     # but those the lone-block prune drops): they must be the boards the plain rules give.

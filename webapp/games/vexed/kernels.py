@@ -47,8 +47,9 @@ STATE_SIZE = 11
 #: so a search with room to spare stores them all.
 DEFER = 1
 
-#: f and g beyond these are not queued (no published level comes near).
-F_CAP = 1024
+#: Buckets and g beyond these are not queued (no published level comes near). A bucket of the
+#: bounded-cost search holds g + 2 bound + PER_BLOCK * blocks (solver.py).
+F_CAP = 2048
 G_CAP = 512
 
 
@@ -479,13 +480,14 @@ def rehash(pool, boards, table, width):
 
 @njit(cache=True)
 def rebucket(heads, top_g, entry_board, entry_next, g_of, new_heads, new_top, state, cap,
-             weight):  # fmt: skip
+             weight, per_block, pool, m):  # fmt: skip
     """Hand A*'s open list to a bounded-cost search in the same arrays: every entry still
-    waiting (not stale) with f = g + h <= ``cap`` moves to the bucket g + ``weight`` * h of
-    ``new_heads``/``new_top`` (fresh, all -1); the others are dropped, as that search would
-    cut them. Sets WAITING and BOUND for the new buckets."""
+    waiting (not stale) with f = g + h <= ``cap`` moves to the bucket g + ``weight`` * h +
+    ``per_block`` * (its blocks) of ``new_heads``/``new_top`` (fresh, all -1); the others are
+    dropped, as that search would cut them. Sets WAITING and BOUND for the new buckets."""
     waiting = 0
     lowest = F_CAP
+    row = np.empty(m, np.uint8)
     for f in range(F_CAP):
         for g in range(min(top_g[f] + 1, G_CAP)):
             entry = heads[f, g]
@@ -493,12 +495,13 @@ def rebucket(heads, top_g, entry_board, entry_next, g_of, new_heads, new_top, st
                 following = entry_next[entry]
                 h = f - g
                 bucket = g + weight * h
-                if (
-                    g_of[entry_board[entry]] == g
-                    and f <= cap
-                    and (g < cap or h == 0)
-                    and bucket < F_CAP
-                ):
+                keep = g_of[entry_board[entry]] == g and f <= cap and (g < cap or h == 0)
+                if keep and per_block:
+                    _unpack(pool, entry_board[entry], m, row)
+                    for i in range(m):
+                        if row[i] > 1:
+                            bucket += per_block
+                if keep and bucket < F_CAP:
                     entry_next[entry] = new_heads[bucket, g]
                     new_heads[bucket, g] = entry
                     if g > new_top[bucket]:
@@ -534,15 +537,17 @@ def astar(
     budget,
     cap,  # no board with f = g + bound above this is queued (F_CAP: none is cut)
     weight,  # 0: A* on f; w > 0: best-first on g + w * bound (a bounded-cost search)
+    per_block,  # with weight > 0, added to a board's bucket for each block it has left
 ):
     """A* on f = moves + bound over settled boards, deepest g first within an f; the first
     cleared board taken (or generated at g equal to the current f) is optimal because the
     bound is consistent. Resumable: runs ``budget`` expansions, then returns RUNNING.
 
-    With ``weight`` > 0 the buckets hold g + weight * bound instead of f, and the first
-    cleared board generated ends the search: it is a solution of at most ``cap`` moves (the
-    bound is admissible), not necessarily the shortest. ``state[BOUND]`` is then the lowest
-    bucket that may be full, which can go down as well as up."""
+    With ``weight`` > 0 the buckets hold g + weight * bound + per_block * (blocks left)
+    instead of f, and the first cleared board generated ends the search: it is a solution of
+    at most ``cap`` moves (the bound is admissible), not necessarily the shortest.
+    ``state[BOUND]`` is then the lowest bucket that may be full, which can go down as well as
+    up."""
     m = len(cell_at)
     size = len(walls)
     # Small tables grow (the caller rehashes) rather than start huge: a slot in a fresh
@@ -577,6 +582,7 @@ def astar(
     parent_row = np.empty(m, np.uint8)
     survivor_h = np.empty(2 * m, np.int64)
     survivor_cleared = np.empty(2 * m, np.bool_)
+    survivor_blocks = np.empty(2 * m, np.int64)
     hashes = np.empty(2 * m, np.uint64)
     firsts = np.empty(2 * m, np.int64)
     stop_at = state[EXPANDED] + budget
@@ -772,11 +778,12 @@ def astar(
                     child, moved, moved_count, stride, child_counts, doomed, scratch
                 ):
                     continue
-                cleared = True
+                child_blocks = 0
                 for j in range(m):
                     row[j] = child[cell_at[j]]
                     if row[j] > 1:
-                        cleared = False
+                        child_blocks += 1
+                cleared = child_blocks == 0
                 if not cleared and h < 0:
                     # The bound comes before the lookup in the table of boards (a cache miss
                     # once the table is large): in a bounded search most children are cut,
@@ -825,7 +832,7 @@ def astar(
                     if h > limit:
                         continue
                 if partial and not cleared:
-                    later = child_g + weight * h
+                    later = child_g + weight * h + per_block * child_blocks
                     if later > popped + DEFER:
                         if later < deferred:
                             deferred = later
@@ -834,6 +841,7 @@ def astar(
                 _pack(row, m, survivors, kept)
                 survivor_h[kept] = h
                 survivor_cleared[kept] = cleared
+                survivor_blocks[kept] = child_blocks
                 kept += 1
         # The children the bound keeps, looked up in the table of boards, in the order they
         # were built. Each lookup starts with two cache misses once the search is large: the
@@ -875,7 +883,8 @@ def astar(
             if f > cap or child_g >= cap or f >= F_CAP or child_g >= G_CAP:
                 continue  # (a board with blocks left at g = cap needs more than cap)
             if weight > 0:
-                f = child_g + weight * h  # the bucket, no longer f itself
+                # The bucket, no longer f itself.
+                f = child_g + weight * h + per_block * survivor_blocks[c]
                 if f >= F_CAP:
                     continue
                 if f < bound:

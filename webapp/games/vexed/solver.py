@@ -201,14 +201,20 @@ def solve_fast(level: Level, state: Board, monitor: Monitor) -> Result:
             return monitor.result("unsolvable", extra=extra)
         # A* proved every solution has at least ``proved`` moves. Now look for one of at
         # most par moves, then (no par, or none within it) for one of any length, both by
-        # moves + WEIGHT * bound. The first goes on from where A* stopped, in its arrays
-        # (unless its pool is full): its open list is put into the new buckets.
+        # moves + WEIGHT * bound + PER_BLOCK * blocks left. The first goes on from where A*
+        # stopped, in its arrays (unless its pool is full): its open list is put into the
+        # new buckets.
         proved = extra["lower_bound"] = done[3]
         carried = astar if status == kernels.RUNNING else None
         del astar
-        # Buckets hold moves + WEIGHT * bound <= WEIGHT * f, so this last cap cuts nothing
-        # the kernel could queue; no level comes near it (A* stops at G_CAP moves too).
-        last = (kernels.F_CAP - 1) // WEIGHT
+        # Blocks never come back, so buckets hold at most WEIGHT * f + per_block * blocks0:
+        # this last cap cuts nothing the kernel could queue, and it is no lower than G_CAP
+        # moves, where A* stops too (a board of hundreds of blocks goes without the blocks
+        # term to keep it so). No level comes near it.
+        blocks0 = compact.blocks(start)
+        fits = WEIGHT * kernels.G_CAP + PER_BLOCK * blocks0 < kernels.F_CAP
+        per_block = PER_BLOCK if fits else 0
+        last = (kernels.F_CAP - 1 - per_block * blocks0) // WEIGHT
         caps = [last]
         # Par is counted from the level's start; from a position in play it says nothing.
         at_start = start == compact.settle(compact.encode(Board(level.rows)))
@@ -217,14 +223,14 @@ def solve_fast(level: Level, state: Board, monitor: Monitor) -> Result:
         for cap in caps:
             if carried is not None:
                 bounded, carried = carried, None
-                bounded.rebucket(cap, WEIGHT)
+                bounded.rebucket(cap, WEIGHT, per_block)
                 offset = (0, 0, 0, 0)  # its counters go on from A*'s
             else:
                 bounded = _CompiledSearch(compact, bounds, monitor.limits.memory_mb)
-                bounded.push_start(start, h0, WEIGHT * h0)
+                bounded.push_start(start, h0, WEIGHT * h0 + per_block * blocks0)
                 offset = done
             monitor.note = f"a solution of at most {cap} moves" if cap == level.par else ""
-            status = _drive(bounded, monitor, cap, WEIGHT, offset=offset)
+            status = _drive(bounded, monitor, cap, WEIGHT, per_block, offset=offset)
             expanded, generated, _, _ = bounded.counters()
             expanded, generated = expanded + offset[0], generated + offset[1]
             extra["boards"] = generated
@@ -248,6 +254,7 @@ def _drive(
     monitor: Monitor,
     cap: int,
     weight: int,
+    per_block: int = 0,
     until: float | None = None,
     hand_over: bool = False,
     offset: tuple[int, int, int, int] = (0, 0, 0, 0),
@@ -263,7 +270,7 @@ def _drive(
         budget = SLICE
         if limit is not None:
             budget = max(1, min(budget, limit - offset[0] - search.counters()[0]))
-        status = search.run(budget, cap, weight)
+        status = search.run(budget, cap, weight, per_block)
         expanded, generated, waiting, bucket = search.counters()
         expanded += offset[0]
         generated += offset[1]
@@ -294,8 +301,10 @@ DEFER_FROM = 0.75
 NIBBLE_COLOURS = 14
 #: The share of the time limit A* has before the bounded-cost search takes over.
 ASTAR_SHARE = 0.25
-#: The bounded-cost searches take boards by moves + WEIGHT * bound.
+#: The bounded-cost searches take boards by moves + WEIGHT * bound + PER_BLOCK * the blocks
+#: left on the board (docs/vexed-solver.md, "When A* runs long").
 WEIGHT = 2
+PER_BLOCK = 3
 
 
 class _CompiledSearch:
@@ -393,7 +402,7 @@ class _CompiledSearch:
         state[kernels.GENERATED] = 1
         state[kernels.BOUND] = bucket
 
-    def rebucket(self, cap: int, weight: int) -> None:
+    def rebucket(self, cap: int, weight: int, per_block: int = 0) -> None:
         """Turn the arrays of an unfinished A* into those of a bounded-cost search that goes
         on from its open list (see ``kernels.rebucket``). The boards A* expanded keep their
         g, which is the least (the bound is consistent), so none is expanded again."""
@@ -404,11 +413,11 @@ class _CompiledSearch:
         top_g = np.full(kernels.F_CAP, -1, np.int64)
         kernels.rebucket(
             self.heads, self.top_g, self.entry_board, self.entry_next, self.g_of, heads, top_g,
-            self.state, cap, weight,
+            self.state, cap, weight, per_block, self.pool, self.m,
         )  # fmt: skip
         self.heads, self.top_g = heads, top_g
 
-    def run(self, budget: int, cap: int, weight: int) -> int:
+    def run(self, budget: int, cap: int, weight: int, per_block: int = 0) -> int:
         import numpy as np
 
         kernels = self.kernels
@@ -417,7 +426,7 @@ class _CompiledSearch:
                 self.pool, self.g_of, self.parent, self.table, self.heads, self.top_g,
                 self.entry_board, self.entry_next, self.walls, self.cell_at,
                 self.compact.stride, self.memo_keys, self.memo_values, self.reach, self.near,
-                self.pair, self.column, self.state, budget, cap, weight,
+                self.pair, self.column, self.state, budget, cap, weight, per_block,
             )  # fmt: skip
             if status != kernels.GROW:
                 return status
