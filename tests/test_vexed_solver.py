@@ -342,6 +342,33 @@ def test_the_search_within_a_cap_takes_boards_with_fewer_blocks_left_first() -> 
     assert len(seen_blocks) >= 3, seen_blocks  # boards of several counts were compared
 
 
+def test_the_order_by_blocks_left_reaches_par_on_a_dense_level() -> None:
+    # Impossible #28 Lutefisk: after half a million expansions of A*, the search within par
+    # by g + 2h + PER_BLOCK * blocks finds a solution of par (36) moves within 300,000 more
+    # (about 127,000 here); by g + 2h alone it had not after 3 million.
+    from webapp.games.vexed import kernels
+    from webapp.games.vexed.solver import PER_BLOCK, WEIGHT, _CompiledSearch
+
+    level = level_of("07_impossible_pack.txt", 28)
+    compact = Compact(level)
+    bounds = Bounds(compact)
+    start = compact.encode(GAME.start(level))
+    search = _CompiledSearch(compact, bounds, 512)
+    search.push_start(start, bounds.estimate(start))
+    status = kernels.RUNNING
+    while status == kernels.RUNNING and search.counters()[0] < 500_000:
+        status = search.run(1 << 14, kernels.F_CAP, 0)
+    assert status == kernels.RUNNING  # A* has not finished: the search within par takes over
+    handed_over = search.counters()[0]
+    search.rebucket(level.par, WEIGHT, PER_BLOCK)
+    while status == kernels.RUNNING and search.counters()[0] - handed_over < 300_000:
+        status = search.run(1 << 14, level.par, WEIGHT, PER_BLOCK)
+    assert status == kernels.FOUND
+    boards = search.path()
+    assert len(boards) - 1 == level.par == 36
+    assert_replays(level, [compact.token(slide) for slide in _slides(compact, boards)])
+
+
 def _queued(search) -> list[tuple[bytes, int, int]]:
     """(board, bucket, g) of every entry in a compiled search's open list."""
     from webapp.games.vexed import kernels
