@@ -347,14 +347,10 @@ def test_the_order_by_blocks_left_reaches_par_on_a_dense_level() -> None:
     # by g + 2h + PER_BLOCK * blocks finds a solution of par (36) moves within 300,000 more
     # (about 127,000 here); by g + 2h alone it had not after 3 million.
     from webapp.games.vexed import kernels
-    from webapp.games.vexed.solver import PER_BLOCK, WEIGHT, _CompiledSearch
+    from webapp.games.vexed.solver import PER_BLOCK, WEIGHT
 
     level = level_of("07_impossible_pack.txt", 28)
-    compact = Compact(level)
-    bounds = Bounds(compact)
-    start = compact.encode(GAME.start(level))
-    search = _CompiledSearch(compact, bounds, 512)
-    search.push_start(start, bounds.estimate(start))
+    compact, search = _astar_from_the_start(level, 512)
     status = kernels.RUNNING
     while status == kernels.RUNNING and search.counters()[0] < 500_000:
         status = search.run(1 << 14, kernels.F_CAP, 0)
@@ -367,6 +363,18 @@ def test_the_order_by_blocks_left_reaches_par_on_a_dense_level() -> None:
     boards = search.path()
     assert len(boards) - 1 == level.par == 36
     assert_replays(level, [compact.token(slide) for slide in _slides(compact, boards)])
+
+
+def _astar_from_the_start(level, memory_mb: int):
+    """A compiled search with the level's start queued for A*, and its Compact."""
+    from webapp.games.vexed.solver import _CompiledSearch
+
+    compact = Compact(level)
+    bounds = Bounds(compact)
+    start = compact.encode(GAME.start(level))
+    search = _CompiledSearch(compact, bounds, memory_mb)
+    search.push_start(start, bounds.estimate(start))
+    return compact, search
 
 
 def _queued(search) -> list[tuple[bytes, int, int]]:
@@ -563,14 +571,9 @@ def _slides(compact: Compact, boards: list[bytes]) -> list:
 def test_only_boards_that_are_queued_are_kept() -> None:
     # Children cut by the bound are not stored: the pool holds the start and the boards queued.
     from webapp.games.vexed import kernels
-    from webapp.games.vexed.solver import _CompiledSearch
 
     level = level_of("32_variety_25_pack.txt", 48)
-    compact = Compact(level)
-    bounds = Bounds(compact)
-    start = compact.encode(GAME.start(level))
-    search = _CompiledSearch(compact, bounds, 256)
-    search.push_start(start, bounds.estimate(start))
+    compact, search = _astar_from_the_start(level, 256)
     while search.run(1 << 14, kernels.F_CAP, 0) == kernels.RUNNING:
         pass
     expanded, generated, _, _ = search.counters()
