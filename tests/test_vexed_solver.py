@@ -495,6 +495,23 @@ def test_a_long_search_hands_over_to_a_search_within_par(monkeypatch: pytest.Mon
     assert_replays(level, result.moves)
 
 
+def test_the_search_within_par_reports_its_cap_and_the_moves_it_has_reached(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A player watching sees A*'s f bound, then what the search within par looks for and the
+    # moves to the board it last expanded (never its bucket, g + 2h + 3 blocks).
+    level = level_of("03_classic_ii_levels.txt", 2)  # Fort Wayne, par 27
+    hurried(monkeypatch)
+    seen: list[Progress] = []
+    result = solve(GAME, level, "fast", limits=Limits(seconds=60), on_progress=seen.append)
+    assert result.status == "solved"
+    astar = [p for p in seen if p.note.startswith("f-bound")]
+    within = [p for p in seen if p.note == "looking for a solution of at most 27 moves (par)"]
+    assert astar and within and len(astar) + len(within) == len(seen)
+    assert all(p.depth == int(p.note.split()[1]) for p in astar)
+    assert all(0 <= p.depth <= 27 for p in within)
+
+
 def test_without_par_the_last_search_finds_some_solution(monkeypatch: pytest.MonkeyPatch) -> None:
     from dataclasses import replace
 

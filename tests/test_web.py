@@ -337,3 +337,28 @@ def test_a_recorded_optimum_counts_only_against_a_par_below_it():
     assert known_optimum(GAME, dataclasses.replace(level, title="Pasted")) == 30  # the board
     assert known_optimum(GAME, dataclasses.replace(level, par=30)) is None
     assert known_optimum(GAME, dataclasses.replace(level, par=None)) is None
+
+
+def test_a_running_solve_says_what_it_looks_for_and_labels_its_depth(app):
+    # The status line carries the solver's note (the search within par says its cap); the
+    # last figure is labelled f-bound only while the note is an f bound, else depth.
+    from dataclasses import replace
+
+    from webapp import live
+    from webapp.runner import Job, Request
+    from webapp.search import Limits, Progress
+    from webapp.web import find_level
+
+    job = Job(id="j", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
+    job.state = "running"
+    within = Progress(10, 20, 5, 12, 1.0, 10.0, note="looking for a solution of at most 33 moves")
+    with app.test_request_context("/sokoban/first-steps/1"):
+        found = find_level("sokoban", "first-steps", "1")
+        job.progress = within
+        html = live.render_stream(found, job)
+        job.progress = replace(within, depth=25, note="f-bound 25")
+        bound = live.render_stream(found, job)
+    assert "Searching with <b>bfs</b>: looking for a solution of at most 33 moves…" in html
+    assert '<dt>depth</dt><dd id="stat-depth">12</dd>' in html
+    assert "Searching with <b>bfs</b>…" in bound
+    assert '<dt>f-bound</dt><dd id="stat-depth">25</dd>' in bound

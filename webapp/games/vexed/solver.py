@@ -229,7 +229,9 @@ def solve_fast(level: Level, state: Board, monitor: Monitor) -> Result:
                 bounded = _CompiledSearch(compact, bounds, monitor.limits.memory_mb)
                 bounded.push_start(start, h0, WEIGHT * h0 + per_block * blocks0)
                 offset = done
-            monitor.note = f"a solution of at most {cap} moves" if cap == level.par else ""
+            monitor.note = (
+                f"looking for a solution of at most {cap} moves (par)" if cap == level.par else ""
+            )
             status = _drive(bounded, monitor, cap, WEIGHT, per_block, offset=offset)
             expanded, generated, _, _ = bounded.counters()
             expanded, generated = expanded + offset[0], generated + offset[1]
@@ -262,7 +264,9 @@ def _drive(
     """Run the kernel in slices, ticking the monitor between them, until it finds a solution
     or runs dry (its status), or until the monitor's clock passes ``until`` (RUNNING). A full
     pool ends the solve, unless ``hand_over`` lets another search take over (FULL). ``offset``
-    holds the expanded and generated counts of earlier searches of the same solve."""
+    holds the expanded and generated counts of earlier searches of the same solve. The
+    progress shows A*'s f bound, or for the searches by bucket the moves to the board last
+    expanded (a bucket means nothing to a player)."""
     from webapp.games.vexed import kernels
 
     limit = monitor.limits.nodes
@@ -274,8 +278,9 @@ def _drive(
         expanded, generated, waiting, bucket = search.counters()
         expanded += offset[0]
         generated += offset[1]
+        depth = bucket if weight == 0 else search.depth()
         if status in (kernels.FOUND, kernels.EXHAUSTED):
-            monitor.tick(expanded, generated, waiting, bucket, force=True)
+            monitor.tick(expanded, generated, waiting, depth, force=True)
             return status
         if status == kernels.FULL:
             if hand_over:
@@ -283,7 +288,7 @@ def _drive(
             raise Stop("memory-limit")
         if weight == 0:
             monitor.note = f"f-bound {bucket}"
-        monitor.tick(expanded, generated, waiting, bucket, search.sample)
+        monitor.tick(expanded, generated, waiting, depth, search.sample)
         if until is not None and monitor.elapsed >= until:
             return status
 
@@ -451,6 +456,10 @@ class _CompiledSearch:
             int(state[kernels.WAITING]),
             int(state[kernels.BOUND]),
         )
+
+    def depth(self) -> int:
+        """The moves to the board last expanded."""
+        return int(self.g_of[int(self.state[self.kernels.LAST])])
 
     def sample(self) -> Board:
         return self.compact.decode(self.board(int(self.state[self.kernels.LAST])))
