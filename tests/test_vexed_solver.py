@@ -226,8 +226,10 @@ def test_the_compiled_bound_equals_the_reference_bound_on_played_boards() -> Non
             assert got == expected, (level.title, board)
 
 
-@pytest.mark.parametrize("partial", [False, True])
-def test_the_search_within_a_cap_queues_exactly_the_children_within_it(partial: bool) -> None:
+@pytest.mark.parametrize(("partial", "per_block"), [(False, 0), (True, 0), (True, 3)])
+def test_the_search_within_a_cap_queues_exactly_the_children_within_it(
+    partial: bool, per_block: int
+) -> None:
     # With weight > 0, kernels.astar cuts a child whose bound is above the moves left. Most
     # children are cut before they are built: a slide that sets nothing vanishing is tried in
     # place on the parent's grid and only the colours whose blocks moved are looked up again;
@@ -235,8 +237,9 @@ def test_the_search_within_a_cap_queues_exactly_the_children_within_it(partial: 
     # from random play, for every cap around the children's bounds, one expansion must queue
     # exactly the children that the plain rules and the reference bound keep, 1 + h <= cap.
     # With partial expansion (once the pool holds DEFER_AT boards; here at once) it leaves
-    # out those whose bucket 1 + 2h is above the board's own, 2 h0, by more than DEFER, and
-    # the board waits again at the lowest of their buckets.
+    # out those whose bucket 1 + 2h + per_block * blocks is above the board's own, 2 h0 +
+    # per_block * blocks0, by more than DEFER, and the board waits again at the lowest of
+    # their buckets.
     import random
 
     from webapp.games.vexed import kernels
@@ -265,20 +268,25 @@ def test_the_search_within_a_cap_queues_exactly_the_children_within_it(partial: 
             children = {}  # board: (its bound, nothing vanished)
             for _, child in compact.children(encoded):
                 children[child] = (bounds.estimate(child), compact.blocks(child) == blocks)
+            own = 2 * h0 + per_block * blocks
+
+            def bucket(child: bytes, h: int, compact: Compact = compact) -> int:
+                return 1 + 2 * h + per_block * compact.blocks(child)
+
             if compact.cleared in children:
                 continue  # the expansion would stop at the cleared child
             finite = {h for h, _ in children.values() if h < kernels.INF}
             for cap in sorted({2, *(1 + h for h in finite), *(2 + h for h in finite)}):
                 within = {child: h for child, (h, _) in children.items() if 1 + h <= cap}
                 expected = {
-                    c for c, h in within.items() if not partial or 1 + 2 * h <= 2 * h0 + DEFER
+                    c for c, h in within.items() if not partial or bucket(c, h) <= own + DEFER
                 }
-                later = sorted(1 + 2 * h for c, h in within.items() if c not in expected)
+                later = sorted(bucket(c, h) for c, h in within.items() if c not in expected)
                 search = _CompiledSearch(compact, bounds, 64)
                 if partial:
                     search.state[kernels.DEFER_AT] = 0
-                search.push_start(encoded, h0, 2 * h0)
-                assert search.run(1, cap, 2) == kernels.RUNNING
+                search.push_start(encoded, h0, own)
+                assert search.run(1, cap, 2, per_block) == kernels.RUNNING
                 boards = int(search.state[kernels.BOARDS])
                 got = {search.board(i) for i in range(1, boards)}
                 assert got == expected, (level.title, board, cap)
@@ -293,7 +301,7 @@ def test_the_search_within_a_cap_queues_exactly_the_children_within_it(partial: 
                         quiet_cut += quiet
                         loud_cut += not quiet
     assert quiet_cut >= 200 and loud_cut >= 50 and kept >= 200, (quiet_cut, loud_cut, kept)
-    assert deferred >= 100 if partial else deferred == 0, deferred
+    assert deferred >= 50 if partial else deferred == 0, deferred
 
 
 def test_the_search_within_a_cap_takes_boards_with_fewer_blocks_left_first() -> None:
@@ -510,6 +518,24 @@ def test_the_search_within_par_reports_its_cap_and_the_moves_it_has_reached(
     assert astar and within and len(astar) + len(within) == len(seen)
     assert all(p.depth == int(p.note.split()[1]) for p in astar)
     assert all(0 <= p.depth <= 27 for p in within)
+
+
+def test_a_board_whose_blocks_would_overflow_the_buckets_goes_without_the_blocks_term(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Buckets hold g + 2h + PER_BLOCK * blocks below F_CAP. With a block weighing 1,000,
+    # Fort Wayne's start alone would be past it; the search within par then orders by g + 2h
+    # (else it would drop every board, and wrongly prove that none is within par).
+    from webapp.games.vexed import kernels, solver
+
+    level = level_of("03_classic_ii_levels.txt", 2)  # Fort Wayne, par 27
+    compact = Compact(level)
+    assert 1000 * compact.blocks(compact.encode(GAME.start(level))) > kernels.F_CAP
+    hurried(monkeypatch)
+    monkeypatch.setattr(solver, "PER_BLOCK", 1000)
+    result = solve(GAME, level, "fast", limits=Limits(seconds=60))
+    assert result.status == "solved" and result.cost <= 27
+    assert_replays(level, result.moves)
 
 
 def test_without_par_the_last_search_finds_some_solution(monkeypatch: pytest.MonkeyPatch) -> None:

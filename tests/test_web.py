@@ -341,7 +341,8 @@ def test_a_recorded_optimum_counts_only_against_a_par_below_it():
 
 def test_a_running_solve_says_what_it_looks_for_and_labels_its_depth(app):
     # The status line carries the solver's note (the search within par says its cap); the
-    # last figure is labelled f-bound only while the note is an f bound, else depth.
+    # last figure is labelled f-bound while the note is an f bound, depth beside another
+    # note, and depth / f without one (plain searches report either there).
     from dataclasses import replace
 
     from webapp import live
@@ -358,7 +359,11 @@ def test_a_running_solve_says_what_it_looks_for_and_labels_its_depth(app):
         html = live.render_stream(found, job)
         job.progress = replace(within, depth=25, note="f-bound 25")
         bound = live.render_stream(found, job)
+        job.progress = replace(within, note="")
+        plain = live.render_stream(found, job)
     assert "Searching with <b>bfs</b>: looking for a solution of at most 33 moves…" in html
     assert '<dt>depth</dt><dd id="stat-depth">12</dd>' in html
     assert "Searching with <b>bfs</b>…" in bound
     assert '<dt>f-bound</dt><dd id="stat-depth">25</dd>' in bound
+    assert "Searching with <b>bfs</b>…" in plain
+    assert '<dt>depth / f</dt><dd id="stat-depth">12</dd>' in plain

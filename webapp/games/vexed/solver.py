@@ -207,14 +207,13 @@ def solve_fast(level: Level, state: Board, monitor: Monitor) -> Result:
         proved = extra["lower_bound"] = done[3]
         carried = astar if status == kernels.RUNNING else None
         del astar
-        # Blocks never come back, so buckets hold at most WEIGHT * f + per_block * blocks0:
-        # this last cap cuts nothing the kernel could queue, and it is no lower than G_CAP
-        # moves, where A* stops too (a board of hundreds of blocks goes without the blocks
-        # term to keep it so). No level comes near it.
+        # The last cap is G_CAP - 1 moves, where A* stops too (no level comes near it), so
+        # no g reaches G_CAP. Blocks never come back, so a bucket is at most WEIGHT * cap +
+        # per_block * blocks0: below F_CAP, unless a board has hundreds of blocks, which
+        # then goes without the blocks term.
+        last = kernels.G_CAP - 1
         blocks0 = compact.blocks(start)
-        fits = WEIGHT * kernels.G_CAP + PER_BLOCK * blocks0 < kernels.F_CAP
-        per_block = PER_BLOCK if fits else 0
-        last = (kernels.F_CAP - 1 - per_block * blocks0) // WEIGHT
+        per_block = PER_BLOCK if WEIGHT * last + PER_BLOCK * blocks0 < kernels.F_CAP else 0
         caps = [last]
         # Par is counted from the level's start; from a position in play it says nothing.
         at_start = start == compact.settle(compact.encode(Board(level.rows)))
