@@ -67,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--packs", default="0-48", help="pack numbers (0-48) or names")
     parser.add_argument("--levels", default=None, help="level numbers within each pack, 1-based")
-    parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per level")
+    parser.add_argument(
+        "--time-limit", type=float, default=Limits.seconds, help="seconds per level"
+    )
     parser.add_argument(
         "--memory-limit", type=int, default=Limits.memory_mb, help="megabytes per level"
     )

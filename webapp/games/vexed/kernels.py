@@ -582,7 +582,7 @@ def astar(
     parent_row = np.empty(m, np.uint8)
     survivor_h = np.empty(2 * m, np.int64)
     survivor_cleared = np.empty(2 * m, np.bool_)
-    survivor_blocks = np.empty(2 * m, np.int64)
+    survivor_bucket = np.empty(2 * m, np.int64)
     hashes = np.empty(2 * m, np.uint64)
     firsts = np.empty(2 * m, np.int64)
     stop_at = state[EXPANDED] + budget
@@ -831,17 +831,17 @@ def astar(
                             break
                     if h > limit:
                         continue
-                if partial and not cleared:
-                    later = child_g + weight * h + per_block * child_blocks
-                    if later > popped + DEFER:
-                        if later < deferred:
-                            deferred = later
-                        continue
+                # Its bucket in a bounded-cost search (A* queues by f, below).
+                later = child_g + weight * h + per_block * child_blocks
+                if partial and not cleared and later > popped + DEFER:
+                    if later < deferred:
+                        deferred = later
+                    continue
                 # Looked up in the table of boards below, once every child is built.
                 _pack(row, m, survivors, kept)
                 survivor_h[kept] = h
                 survivor_cleared[kept] = cleared
-                survivor_blocks[kept] = child_blocks
+                survivor_bucket[kept] = later
                 kept += 1
         # The children the bound keeps, looked up in the table of boards, in the order they
         # were built. Each lookup starts with two cache misses once the search is large: the
@@ -883,8 +883,7 @@ def astar(
             if f > cap or child_g >= cap or f >= F_CAP or child_g >= G_CAP:
                 continue  # (a board with blocks left at g = cap needs more than cap)
             if weight > 0:
-                # The bucket, no longer f itself.
-                f = child_g + weight * h + per_block * survivor_blocks[c]
+                f = survivor_bucket[c]  # the bucket, no longer f itself
                 if f >= F_CAP:
                     continue
                 if f < bound:
