@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: run test lint bench clean warm
+.PHONY: run test lint bench clean warm system-packages
 
 $(VENV)/.run: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,8 +30,27 @@ run: warm
 	$(VENV)/bin/gunicorn --workers 1 --threads 128 --bind $(HOST):$(PORT) \
 		--graceful-timeout 5 wsgi:app
 
-test: $(VENV)/.test warm
-	@test -x /usr/bin/chromium || { echo "The browser tests need Chromium at /usr/bin/chromium (Debian: apt-get install chromium)."; exit 1; }
+# The Debian packages the tests need beyond Python: the program each provides, then the package.
+SYSTEM_NEEDS := /usr/bin/chromium:chromium
+
+# Install whichever of SYSTEM_NEEDS is missing: with apt-get as root, or else say what to install.
+system-packages:
+	@missing=""; for need in $(SYSTEM_NEEDS); do \
+		test -x "$${need%%:*}" || missing="$$missing $${need##*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "Installing$$missing (Debian packages the tests need)"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get update -qq && apt-get install -y -qq$$missing >/dev/null \
+				|| { echo "apt-get could not install$$missing."; exit 1; }; \
+		else \
+			echo "The tests need these Debian packages: install them with 'sudo apt-get install$$missing'."; \
+			exit 1; \
+		fi; \
+	fi
+
+test: system-packages $(VENV)/.test warm
 	$(PY) -m pytest
 
 lint: $(VENV)/.test

@@ -23,7 +23,7 @@ from webapp.games.blocks import GAME, solver  # noqa: E402
 from webapp.search import Limits  # noqa: E402
 from webapp.solving import solve  # noqa: E402
 
-CLASSICS = REPO.parent / "shared" / "benchmarks" / "klotski" / "classics.txt"
+CLASSICS = REPO / "levels" / "blocks" / "classics.txt"
 #: algorithm -> (metric, the field of the layout holding the known optimum)
 CONVENTIONS = {
     "steps": ("steps", "moves_unit"),

@@ -23,7 +23,8 @@ from webapp.games.sliding.level import Level  # noqa: E402
 from webapp.search import Limits  # noqa: E402
 from webapp.solving import solve  # noqa: E402
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "sliding"
+#: Korf's instances, shipped with the tests (tests/data/SOURCES.md).
+BENCHMARKS = Path(__file__).resolve().parents[1] / "tests" / "data"
 SETS = {
     "korf100": ("korf100_app.txt", "pdb"),
     "korf24": ("korf50_24_app.txt", "fast"),

@@ -1,4 +1,4 @@
-"""Benchmark the Sokoban solvers on the shared level sets; prints a markdown table.
+"""Benchmark the Sokoban solvers on the shipped sets (levels/sokoban); prints a markdown table.
 
 python bench/sokoban.py [--set microban|microban2|xsokoban|all] [--time-limit S]
     [--algorithm NAME] [--levels 1-20] [-v]
@@ -19,7 +19,7 @@ from webapp.games.sokoban import GAME  # noqa: E402
 from webapp.search import Limits  # noqa: E402
 from webapp.solving import solve  # noqa: E402
 
-BENCHMARKS = REPO.parent / "shared" / "benchmarks" / "sokoban"
+BENCHMARKS = REPO / "levels" / "sokoban"
 SETS = {"microban": "microban.xsb", "microban2": "microban2.xsb", "xsokoban": "xsokoban.xsb"}
 
 

@@ -19,7 +19,9 @@ import pytest
 from webapp import create_app
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "benchmarks"
+LEVELS = ROOT / "levels"
+#: Data the tests read beside the shipped levels (tests/data/SOURCES.md says where it is from).
+DATA = ROOT / "tests" / "data"
 CHROMIUM = "/usr/bin/chromium"
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import LEVELS
 from webapp.games.base import IllegalMove, LevelError, MoveError
 from webapp.games.blocks import (
     GAME,
@@ -19,8 +20,7 @@ from webapp.games.blocks import (
 from webapp.search import Limits
 from webapp.solving import solve
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "shared" / "benchmarks"
-CLASSICS = GAME.parse((BENCHMARKS / "klotski" / "classics.txt").read_text(encoding="utf-8"))
+CLASSICS = GAME.parse((LEVELS / "blocks" / "classics.txt").read_text(encoding="utf-8"))
 LEVELS_DIR = Path(__file__).resolve().parents[1] / "levels" / "blocks"
 
 #: algorithm -> (metric, the classics.txt field holding its optimum)

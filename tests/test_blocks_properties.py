@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import LEVELS
 from webapp.games.blocks import GAME, moves_left, parse_move
 from webapp.search import Limits
 from webapp.solving import solve
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "shared" / "benchmarks"
-CLASSICS = GAME.parse((BENCHMARKS / "klotski" / "classics.txt").read_text(encoding="utf-8"))
+CLASSICS = GAME.parse((LEVELS / "blocks" / "classics.txt").read_text(encoding="utf-8"))
 OPPOSITE = {"U": "D", "D": "U", "L": "R", "R": "L"}
 
 

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from tests.conftest import ROOT, SHARED
+from tests.conftest import LEVELS, ROOT
 
 FIELDS = {
     "game",
@@ -38,7 +38,7 @@ def test_solve_prints_one_json_line_per_level_with_the_contract_fields():
     done = run(
         "solve",
         "sokoban",
-        str(SHARED / "sokoban" / "microban.xsb"),
+        str(LEVELS / "sokoban" / "microban.xsb"),
         "--level",
         "2",
         "--algorithm",
@@ -79,7 +79,7 @@ def test_an_unsolvable_level_and_a_node_limit_are_reported_not_crashed(tmp_path)
     big = run(
         "solve",
         "sokoban",
-        str(SHARED / "sokoban" / "xsokoban.xsb"),
+        str(LEVELS / "sokoban" / "xsokoban.xsb"),
         "--level",
         "1",
         "--algorithm",
@@ -94,11 +94,11 @@ def test_unusable_arguments_and_unreadable_files_exit_2():
     assert run("solve", "chess", "x").returncode == 2
     missing = run("solve", "sokoban", "/no/such/file.xsb")
     assert missing.returncode == 2 and "cannot read" in missing.stderr
-    bad_level = run("solve", "sokoban", str(SHARED / "sokoban" / "microban.xsb"), "--level", "999")
+    bad_level = run("solve", "sokoban", str(LEVELS / "sokoban" / "microban.xsb"), "--level", "999")
     assert bad_level.returncode == 2 and "levels 1 to 155" in bad_level.stderr
     assert (
         run(
-            "solve", "sokoban", str(SHARED / "sokoban" / "microban.xsb"), "--algorithm", "magic"
+            "solve", "sokoban", str(LEVELS / "sokoban" / "microban.xsb"), "--algorithm", "magic"
         ).returncode
         == 2
     )

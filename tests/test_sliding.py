@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import DATA
 from webapp.games.base import IllegalMove, LevelError, MoveError
 from webapp.games.sliding import GAME, from_code, goal, is_solvable, position_code, shuffle
 from webapp.games.sliding.level import Level
@@ -40,9 +41,8 @@ def instance_folder(tmp_path_factory: pytest.TempPathFactory):
         os.environ["PUZZLE_LAB_INSTANCE"] = saved
 
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "sliding"
-KORF100 = BENCHMARKS / "korf100_app.txt"
-KORF24 = BENCHMARKS / "korf50_24_app.txt"
+KORF100 = DATA / "korf100_app.txt"
+KORF24 = DATA / "korf50_24_app.txt"
 
 
 def reachable(rows: int, cols: int) -> set[tuple[int, ...]]:
@@ -385,7 +385,7 @@ def test_a_beam_no_deeper_than_the_answer_finds_nothing() -> None:
 def easiest_korf(count: int) -> list[int]:
     """Korf's instances needing the fewest nodes with Manhattan distance (0-based)."""
     nodes = {}
-    for line in (BENCHMARKS / "korf100_ida_md_nodes.txt").read_text().split("\n"):
+    for line in (DATA / "korf100_ida_md_nodes.txt").read_text().split("\n"):
         if line.strip():
             number, generated = line.split()
             nodes[int(number) - 1] = int(generated)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.conftest import LEVELS
 from webapp.games.sokoban import GAME, Position, kernels
 from webapp.games.sokoban.board import Board
 from webapp.games.sokoban.compiled import CompiledSearch
@@ -24,9 +24,9 @@ from webapp.games.sokoban.solver import (
 from webapp.search import Limits, Monitor, Stop
 from webapp.solving import check_solution, solve
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "sokoban"
-MICROBAN = GAME.parse((BENCHMARKS / "microban.xsb").read_text())
-XSOKOBAN = GAME.parse((BENCHMARKS / "xsokoban.xsb").read_text())
+SOKOBAN = LEVELS / "sokoban"
+MICROBAN = GAME.parse((SOKOBAN / "microban.xsb").read_text())
+XSOKOBAN = GAME.parse((SOKOBAN / "xsokoban.xsb").read_text())
 LIMITS = Limits(seconds=30, nodes=2_000_000)
 COMPILED = Setting(compiled=True, macros=False)
 BACKWARD = Setting(compiled=True, reverse=True)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import csv
 from itertools import permutations
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import DATA, LEVELS
 from webapp.games.sokoban import GAME
 from webapp.games.sokoban.board import FAR, Board, cells_of
 from webapp.games.sokoban.kernels import assignment
@@ -29,14 +29,14 @@ from webapp.games.sokoban.solver import (
 from webapp.search import Limits, Monitor
 from webapp.solving import check_solution, solve
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "sokoban"
-MICROBAN = GAME.parse((BENCHMARKS / "microban.xsb").read_text())
-XSOKOBAN = GAME.parse((BENCHMARKS / "xsokoban.xsb").read_text())
+SOKOBAN = LEVELS / "sokoban"
+MICROBAN = GAME.parse((SOKOBAN / "microban.xsb").read_text())
+XSOKOBAN = GAME.parse((SOKOBAN / "xsokoban.xsb").read_text())
 LIMITS = Limits(seconds=20, nodes=2_000_000)
 
 
 def measured_moves() -> dict[int, int]:
-    with open(BENCHMARKS / "microban_bfs_moves_measured.csv", newline="") as handle:
+    with open(DATA / "microban_bfs_moves_measured.csv", newline="") as handle:
         return {
             int(row["level"]): int(row["moves"])
             for row in csv.DictReader(handle)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import DATA, LEVELS
 from webapp.games.base import IllegalMove
 from webapp.games.vexed import GAME, Board
 from webapp.games.vexed.bounds import Bounds
@@ -14,11 +15,11 @@ from webapp.games.vexed.compact import Compact
 from webapp.search import Limits, Progress
 from webapp.solving import check_solution, solve
 
-BENCH = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "vexed"
+VEXED = LEVELS / "vexed"
 
 
 def level_of(file_name: str, number: int):
-    return GAME.parse((BENCH / file_name).read_text(encoding="utf-8"))[number - 1]
+    return GAME.parse((VEXED / file_name).read_text(encoding="utf-8"))[number - 1]
 
 
 def assert_replays(level, moves: list[str], state=None) -> None:
@@ -47,7 +48,7 @@ def test_fast_solves_in_exactly_par_moves(file_name: str, number: int) -> None:
 
 
 def test_dark_lord_file_is_solved_in_25_moves_by_fast_and_bfs() -> None:
-    (level,) = GAME.parse((BENCH / "dark_lord.level").read_text(encoding="utf-8"))
+    (level,) = GAME.parse((DATA / "dark_lord.level").read_text(encoding="utf-8"))
     fast = solve(GAME, level, "fast", limits=Limits(seconds=60))
     plain = solve(GAME, level, "bfs", limits=Limits(seconds=60))
     assert fast.status == plain.status == "solved"
