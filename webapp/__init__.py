@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import os
 import secrets
-import sqlite3
-import threading
 import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Request, Response, g
+from flask import Flask, Request, Response
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 
-from webapp.store import Recent, Store, connect
+from webapp import db
 
 ROOT = Path(__file__).resolve().parent.parent
-
-_connections = threading.local()
 
 
 def _secret_key(instance: Path) -> str:
@@ -89,10 +85,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config["SECRET_KEY"] = _secret_key(instance)
     # Solvers that keep tables on disk (pattern databases) find the instance folder here.
     os.environ.setdefault("PUZZLE_LAB_INSTANCE", str(instance))
-    connect(app.config["DATABASE"]).close()  # create the schema once, up front
-    app.extensions["puzzlelab.recent"] = recent = Recent()
-    if not app.config.get("TESTING"):
-        start_expiry(app.config["DATABASE"], float(app.config.get("EXPIRE_DAYS", 180)), recent)
+    db.init_app(app)
 
     from webapp import live, sliding_pages, web
 
@@ -124,39 +117,3 @@ def security_headers(response: Response) -> Response:
     response.headers.setdefault("Referrer-Policy", "same-origin")
     response.headers.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
     return response
-
-
-#: How often old games are swept out of the store.
-EXPIRY_INTERVAL = 6 * 3600
-
-
-def start_expiry(database: str, days: float, recent: Recent | None = None) -> None:
-    """Sweep games untouched for ``days`` now and every few hours, on a background thread."""
-
-    def sweep_forever() -> None:
-        while True:
-            conn = connect(database)
-            try:
-                Store(conn, recent).expire(days)
-            except sqlite3.Error:
-                pass  # a busy or locked database: the next sweep tries again
-            finally:
-                conn.close()
-            time.sleep(EXPIRY_INTERVAL)
-
-    threading.Thread(target=sweep_forever, name="expire-games", daemon=True).start()
-
-
-def get_store() -> Store:
-    """The store for this request, on a connection kept per thread and database."""
-    from flask import current_app
-
-    if "store" not in g:
-        path = current_app.config["DATABASE"]
-        cache = getattr(_connections, "by_path", None)
-        if cache is None:
-            cache = _connections.by_path = {}
-        if path not in cache:
-            cache[path] = connect(path)
-        g.store = Store(cache[path], current_app.extensions.get("puzzlelab.recent"))
-    return g.store

@@ -23,8 +23,9 @@ from flask import (
 from jinja2 import TemplateNotFound
 from werkzeug.exceptions import HTTPException
 
-from webapp import catalog, games, get_store
+from webapp import catalog, games
 from webapp.catalog import CUSTOM, POSITION, LevelRef
+from webapp.db import get_store
 from webapp.extras import extras_for
 from webapp.games.base import MAX_LEVEL_TEXT, Game, LevelError, MoveError
 from webapp.limits import RateLimit
