@@ -25,6 +25,8 @@ from webapp.solving import solve  # noqa: E402
 
 #: Korf's instances, shipped with the tests (tests/data/SOURCES.md).
 BENCHMARKS = Path(__file__).resolve().parents[1] / "tests" / "data"
+#: Where the app keeps its pattern databases: the bench shares them.
+INSTANCE = Path(__file__).resolve().parents[1] / "instance"
 SETS = {
     "korf100": ("korf100_app.txt", "pdb"),
     "korf24": ("korf50_24_app.txt", "fast"),
@@ -77,8 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     if needs_databases:
         from webapp.games.sliding import pdb
 
-        ready = pdb.databases_ready()
-        seconds = pdb.ensure_databases()
+        ready = pdb.databases_ready(4, 4, INSTANCE)
+        seconds = pdb.ensure_databases(INSTANCE)
         build_seconds = "on disk" if ready else seconds
     elif algorithm == "pdb" and any(lv.rows == lv.cols == 3 for _, lv in chosen):
         from webapp.games.sliding import pdb

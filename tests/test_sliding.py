@@ -21,24 +21,19 @@ from webapp.games.sliding.level import Level
 from webapp.search import Limits
 from webapp.solving import solve
 
-#: Where the app and the bench keep their databases, read before the fixture below moves it.
-OWN_INSTANCE = [
-    Path(folder)
-    for folder in (os.environ.get("PUZZLE_LAB_INSTANCE"), Path(__file__).parents[1] / "instance")
-    if folder
-]
+#: Where the app and the bench keep their databases.
+OWN_INSTANCE = [Path(__file__).parents[1] / "instance"]
 
 
 @pytest.fixture(scope="module", autouse=True)
 def instance_folder(tmp_path_factory: pytest.TempPathFactory):
     """Pattern databases go to a fresh folder, so the tests build them as a user would."""
-    saved = os.environ.get("PUZZLE_LAB_INSTANCE")
-    os.environ["PUZZLE_LAB_INSTANCE"] = str(tmp_path_factory.mktemp("instance"))
-    yield Path(os.environ["PUZZLE_LAB_INSTANCE"])
-    if saved is None:
-        del os.environ["PUZZLE_LAB_INSTANCE"]
-    else:
-        os.environ["PUZZLE_LAB_INSTANCE"] = saved
+    from webapp.games.sliding import pdb
+
+    folder = tmp_path_factory.mktemp("instance")
+    pdb.use_folder(folder)
+    yield folder
+    pdb.use_folder(None)
 
 
 KORF100 = DATA / "korf100_app.txt"

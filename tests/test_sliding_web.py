@@ -21,7 +21,7 @@ def token(client):
 
 def shuffled(client, token, **fields) -> str:
     data = {"csrf_token": token, "rows": "3", "cols": "3", "mode": "uniform", **fields}
-    response = client.post("/sliding/shuffle", data=data)
+    response = client.post("/sliding/generate", data=data)
     assert response.status_code == 303, response.text
     return response.headers["Location"]
 
@@ -47,10 +47,10 @@ def test_an_easy_game_is_a_few_moves_from_home_and_sizes_are_checked(client, tok
     from webapp.solving import solve
 
     assert solve(GAME, level, "astar").cost <= 6
-    bad = client.post("/sliding/shuffle", data={"csrf_token": token, "rows": "9", "cols": "3"})
+    bad = client.post("/sliding/generate", data={"csrf_token": token, "rows": "9", "cols": "3"})
     assert bad.status_code == 400 and "from 2 to 8" in bad.text
     walk = client.post(
-        "/sliding/shuffle",
+        "/sliding/generate",
         data={"csrf_token": token, "rows": "3", "cols": "3", "mode": "moves", "moves": "99999"},
     )
     assert walk.status_code == 400 and "from 1 to 1000" in walk.text
@@ -89,8 +89,8 @@ def test_an_uploaded_picture_is_cropped_reencoded_and_shown_on_the_tiles(client,
     assert response.status_code == 303
     picture = re.search(r"picture=([0-9a-f]{24})", response.headers["Location"]).group(1)
     page = client.get(response.headers["Location"])
-    assert f"/sliding/pictures/{picture}.jpg" in page.text
-    stored = client.get(f"/sliding/pictures/{picture}.jpg")
+    assert f"/pictures/{picture}.jpg" in page.text
+    stored = client.get(f"/pictures/{picture}.jpg")
     assert stored.status_code == 200 and stored.mimetype == "image/jpeg"
     image = Image.open(io.BytesIO(stored.data))
     assert abs(image.width / image.height - 4 / 3) < 0.01  # cropped to the 3x4 board
@@ -129,7 +129,7 @@ def test_an_upload_larger_than_5_mb_is_refused(client, token):
 
 
 def test_a_new_game_is_refused_while_a_solver_works_on_the_board(app, client, token):
-    from webapp.live import runner
+    from webapp.solvers import get_runner as runner
 
     page = client.get("/sliding/fifteen/10")
     solve = client.post(
@@ -139,7 +139,7 @@ def test_a_new_game_is_refused_while_a_solver_works_on_the_board(app, client, to
     )
     assert solve.status_code == 200
     refused = client.post(
-        "/sliding/shuffle",
+        "/sliding/generate",
         data={"csrf_token": token, "rows": "4", "cols": "4", "board": "sliding/fifteen/10"},
     )
     assert refused.status_code == 409 and "solver is working on this board" in refused.text
@@ -157,9 +157,10 @@ def test_the_app_prebuilds_the_15_puzzle_tables_in_a_child_process(tmp_path, mon
 
     class Recorder:
         def __init__(self, args, **kwargs):
-            started.append((args, kwargs["env"]["PUZZLE_LAB_INSTANCE"]))
+            started.append(args)
 
     monkeypatch.setattr(subprocess, "Popen", Recorder)
     app = create_app({"INSTANCE_PATH": str(tmp_path), "PREBUILD_TABLES": True})
-    ((args, folder),) = started
-    assert "ensure_databases" in args[-1] and folder == app.instance_path
+    ((*command, game, folder),) = started
+    assert command[1:] == ["-m", "webapp", "tables"] and game == "sliding"
+    assert folder == app.instance_path

@@ -122,7 +122,10 @@ def test_another_site_and_another_player_are_refused(solving, server):
     stranger = Browserless(server.url)
     stranger.get("/sokoban/xsokoban/5")
     ws = stranger.socket(path)
-    assert_refused(ws, "no such solve for this player")
+    assert_refused(ws, "no such solve of this board for this player")
+    # The owner's own solve, asked for on another board's address, is refused the same way.
+    ws = player.socket(path.replace("/xsokoban/5/", "/xsokoban/6/"))
+    assert_refused(ws, "no such solve of this board for this player")
     # The owner, from the page's own origin, is let in. (This client sends its Host header
     # without the port, so that is the origin that matches; browsers send both with it.)
     ws = player.socket(path, Origin="http://127.0.0.1")

@@ -192,11 +192,11 @@ def test_security_headers_are_set(client):
 def test_pastes_and_uploads_are_rate_limited_per_player(client, monkeypatch):
     import io
 
-    from webapp import sliding_pages, web
+    from webapp import web
     from webapp.limits import RateLimit
 
     monkeypatch.setattr(web, "PASTES", RateLimit(2, 3600))
-    monkeypatch.setattr(sliding_pages, "UPLOADS", RateLimit(1, 3600))
+    monkeypatch.setattr(web, "UPLOADS", RateLimit(1, 3600))
     token = csrf_of(client.get("/sokoban/").text)
     for _ in range(2):
         ok = client.post("/sokoban/new", data={"text": "#####\n#@$.#\n#####", "csrf_token": token})
@@ -210,7 +210,7 @@ def test_pastes_and_uploads_are_rate_limited_per_player(client, monkeypatch):
             content_type="multipart/form-data",
             data={
                 "csrf_token": token,
-                "code": "3x3-123456708",
+                "back": "/sliding/p/3x3-123456708",
                 "picture": (io.BytesIO(b"not a picture"), "x.png"),
             },
         )
@@ -238,23 +238,23 @@ def test_users_mistakes_never_log_a_stack_trace(client, player, caplog):
 
 
 def test_a_solve_finishing_while_its_panel_renders_never_breaks_the_page(app, monkeypatch):
-    from webapp import live
+    from webapp import watch
+    from webapp.levels import find_level
     from webapp.runner import Job, Request
     from webapp.search import Limits, Result
-    from webapp.web import find_level
 
     request = Request("sokoban", "", [], "bfs", Limits(), "p", "b")
     job = Job(id="j", request=request, state="running")
-    real_render = live.render_template
+    real_render = watch.render_template
 
     def finish_then_render(*args, **context):
         # The solver's thread finishes the job after the panel's figures were gathered.
         job.result, job.state = Result(status="solved", moves=["R"]), "done"
         return real_render(*args, **context)
 
-    monkeypatch.setattr(live, "render_template", finish_then_render)
+    monkeypatch.setattr(watch, "render_template", finish_then_render)
     with app.test_request_context("/sokoban/first-steps/1"):
-        html = live.render_stream(find_level("sokoban", "first-steps", "1"), job)
+        html = watch.render_stream(find_level("sokoban", "first-steps", "1"), job)
     assert 'data-state="running"' in html  # the reading it was built from; the next is fresh
 
 
@@ -264,9 +264,9 @@ def test_a_change_during_the_first_snapshot_is_sent_next(app, monkeypatch):
     from simple_websocket import ConnectionClosed
 
     from webapp import live
+    from webapp.levels import find_level
     from webapp.runner import Job, Request
     from webapp.search import Limits
-    from webapp.web import find_level
 
     job = Job(id="j", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
     job.state = "running"
@@ -345,10 +345,10 @@ def test_a_running_solve_says_what_it_looks_for_and_labels_its_depth(app):
     # note, and depth / f without one (plain searches report either there).
     from dataclasses import replace
 
-    from webapp import live
+    from webapp.levels import find_level
     from webapp.runner import Job, Request
     from webapp.search import Limits, Progress
-    from webapp.web import find_level
+    from webapp.watch import render_stream
 
     job = Job(id="j", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
     job.state = "running"
@@ -356,11 +356,11 @@ def test_a_running_solve_says_what_it_looks_for_and_labels_its_depth(app):
     with app.test_request_context("/sokoban/first-steps/1"):
         found = find_level("sokoban", "first-steps", "1")
         job.progress = within
-        html = live.render_stream(found, job)
+        html = render_stream(found, job)
         job.progress = replace(within, depth=25, note="f-bound 25")
-        bound = live.render_stream(found, job)
+        bound = render_stream(found, job)
         job.progress = replace(within, note="")
-        plain = live.render_stream(found, job)
+        plain = render_stream(found, job)
     assert "Searching with <b>bfs</b>: looking for a solution of at most 33 moves…" in html
     assert '<dt>depth</dt><dd id="stat-depth">12</dd>' in html
     assert "Searching with <b>bfs</b>…" in bound

@@ -83,18 +83,20 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config.update(test_config)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(instance)
-    # Solvers that keep tables on disk (pattern databases) find the instance folder here.
-    os.environ.setdefault("PUZZLE_LAB_INSTANCE", str(instance))
+    if isinstance(app.config.get("GAME_PACKAGES"), str):  # from the environment: a,b,c
+        app.config["GAME_PACKAGES"] = app.config["GAME_PACKAGES"].split(",")
     db.init_app(app)
 
-    from webapp import live, sliding_pages, web
+    # The views, imported here: a solver process imports this package for its games and
+    # needs none of them.
+    from webapp import assets, errors, live, players, solvers, web
 
-    app.register_blueprint(sliding_pages.bp)
-    if not app.config.get("TESTING") and app.config.get("PREBUILD_TABLES", True):
-        sliding_pages.prebuild_databases(app)
-    app.register_blueprint(web.bp)
+    assets.init_app(app)
+    solvers.init_app(app)
+    players.init_app(app)
+    web.init_app(app)
     live.init_app(app)
-    web.register_errors(app)
+    errors.init_app(app)
     app.after_request(security_headers)
     return app
 

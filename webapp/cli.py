@@ -1,5 +1,6 @@
-"""The command line: ``python -m webapp solve GAME FILE ...``, ``... algorithms GAME`` and
-``... warm`` (compile the solvers' kernels ahead of the first solve).
+"""The command line: ``python -m webapp solve GAME FILE ...``, ``... algorithms GAME``,
+``... warm`` (compile the solvers' kernels ahead of the first solve) and ``... tables GAME
+FOLDER`` (build the tables a game's solvers keep on disk).
 
 Output is one JSON object per level, printed as soon as that level is done (see SPEC.md).
 """
@@ -29,7 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m webapp", description="Puzzle Lab tools")
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("solve", help="solve the levels of a file and print JSON lines")
-    run.add_argument("game", help="sokoban, sliding, vexed or blocks")
+    run.add_argument("game", help=" or ".join(games.names()))
     run.add_argument("file", help="a level file or collection")
     run.add_argument("--level", type=int, help="only this level (1-based)")
     run.add_argument("--algorithm", help="solver name (see: python -m webapp algorithms GAME)")
@@ -41,7 +42,22 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "warm", help="compile the solvers' numba kernels now (cached beside their source)"
     )
+    tables = commands.add_parser("tables", help="build the tables a game's solvers keep on disk")
+    tables.add_argument("game")
+    tables.add_argument("folder", type=Path, help="where to keep them (the app's instance folder)")
     return parser
+
+
+#: Where the app keeps its data, and so the solvers' tables on disk.
+INSTANCE = Path(__file__).resolve().parent.parent / "instance"
+
+
+def cmd_tables(args: argparse.Namespace) -> int:
+    game = _game(args.game)
+    if game.has_disk_tables:
+        args.folder.mkdir(parents=True, exist_ok=True)
+        game.build_disk_tables(args.folder)
+    return 0
 
 
 def cmd_warm(args: argparse.Namespace) -> int:
@@ -123,6 +139,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             raise UsageError(f"--level {args.level}: the file has levels 1 to {len(levels)}")
         numbers = range(args.level, args.level + 1)
     limits = Limits(seconds=args.time_limit, nodes=args.node_limit, memory_mb=args.memory_limit)
+    game.use_disk_tables(INSTANCE)
     for number in numbers:
         level = levels[number - 1]
         algorithm = args.algorithm or game.default_for(level)
@@ -154,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_solve(args)
         if args.command == "warm":
             return cmd_warm(args)
+        if args.command == "tables":
+            return cmd_tables(args)
         return cmd_algorithms(args)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -8,7 +8,7 @@ from collections import deque
 
 
 class RateLimit:
-    """At most ``count`` events per ``seconds`` for each key (a sliding window)."""
+    """At most ``count`` events per ``seconds`` for each key (a moving window)."""
 
     def __init__(self, count: int, seconds: float, max_keys: int = 100_000):
         self.count = count

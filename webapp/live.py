@@ -8,25 +8,26 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, current_app, render_template, request
 from flask_sock import ConnectionClosed, Sock
 
-from webapp.extras import quick_hint
-from webapp.games.base import Game
+from webapp import games
+from webapp.errors import BadRequest
+from webapp.levels import Found, find_level, load_play, play_context, save_play
 from webapp.play import Play
-from webapp.runner import Busy, Job, Request, Runner, wait_for
-from webapp.search import Limits
-from webapp.web import BadRequest, Found, find_level, load_play, play_context, player_id, save_play
+from webapp.playback import Playback, playback_of
+from webapp.players import player_id
+from webapp.runner import Busy, Job, Request
+from webapp.solvers import get_runner, get_tables, hint_limits, web_limits
+from webapp.watch import render_frame, render_panel, render_stream
 
 bp = Blueprint("live", __name__)
 sock = Sock()
 
-#: Playback speeds offered, in moves per second.
-SPEEDS = (0.5, 1, 2, 4, 8, 12, 20)
 #: Most messages a socket may send in one second before it is closed.
 MESSAGES_PER_SECOND = 20
 #: Seconds a socket's thread waits for the page between looks at its solve: short while
@@ -37,132 +38,30 @@ LIVELY_WAIT, QUIET_WAIT = 0.05, 0.25
 UPDATE_INTERVAL = 0.1
 
 
-def runner() -> Runner:
-    app = current_app
-    found = app.extensions.get("puzzlelab.runner")
-    if found is None:
-        found = Runner(
-            max_running=app.config.get("SOLVE_MAX_RUNNING"),
-            orphan_grace=float(app.config.get("SOLVE_ORPHAN_GRACE", 10)),
-            max_queued=int(app.config.get("SOLVE_MAX_QUEUED", 32)),
-            per_owner=int(app.config.get("SOLVE_PER_PLAYER", 3)),
-        )
-        app.extensions["puzzlelab.runner"] = found
-    return found
-
-
 def init_app(app: Flask) -> None:
     app.config.setdefault("SOCK_SERVER_OPTIONS", {"ping_interval": 20, "max_message_size": 4096})
     app.register_blueprint(bp)
     sock.init_app(app)
 
 
-def web_limits() -> Limits:
-    """The solver's limits, unless the config sets others (docs/DEPLOY.md)."""
-    config = current_app.config
-    return Limits(
-        seconds=float(config.get("SOLVE_TIME_LIMIT", Limits.seconds)),
-        nodes=int(config.get("SOLVE_NODE_LIMIT", Limits.nodes)),
-        memory_mb=int(config.get("SOLVE_MEMORY_MB", Limits.memory_mb)),
+def solve_request(
+    found: Found, moves: list[str], algorithm: str, limits: Any, board: str
+) -> Request:
+    game = found.game
+    return Request(
+        game=game.name,
+        level_text=game.level_text(found.level),
+        moves=list(moves),
+        algorithm=algorithm,
+        limits=limits,
+        owner=player_id(),
+        board=board,
+        game_module=games.module_of(game.name),
+        tables_dir=current_app.instance_path,
     )
 
 
-# -- what the panel shows ---------------------------------------------------------------------
-@dataclass
-class Playback:
-    """Where the playback of a solution stands; kept on the job so a reconnect resumes it."""
-
-    position: int = 0
-    playing: bool = False
-    speed: float = 4.0
-    next_at: float = 0.0
-    states: list[Any] = field(default_factory=list)
-
-
-def playback_of(job: Job, game: Game, level: Any) -> Playback | None:
-    result = job.result
-    if result is None or result.status != "solved":
-        return None
-    playback = getattr(job, "playback", None)
-    if playback is None:
-        state = game.replay(level, job.request.moves)
-        states = [state]
-        for token in result.moves or []:
-            state = game.apply(level, state, token)
-            states.append(state)
-        playback = Playback(states=states)
-        job.playback = playback  # type: ignore[attr-defined]
-    return playback
-
-
-def chart_points(job: Job, width: int = 300, height: int = 80) -> dict[str, str]:
-    """SVG polyline points for states expanded and frontier size over time."""
-    history = list(job.history)
-    if len(history) < 2:
-        return {"expanded": "", "frontier": ""}
-    t_max = max(h[0] for h in history) or 1.0
-    lines = {}
-    for name, index in (("expanded", 1), ("frontier", 2)):
-        top = max(h[index] for h in history) or 1
-        lines[name] = " ".join(
-            f"{h[0] / t_max * width:.1f},{height - h[index] / top * height:.1f}" for h in history
-        )
-    return lines
-
-
-def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
-    game = found.game
-    context: dict[str, Any] = {
-        "game": game,
-        "found": found,
-        "level": found.level,
-        "job": job,
-        "algorithms": game.algorithms(),
-        "speeds": SPEEDS,
-        "runner": runner(),
-    }
-    if job is not None:
-        # One reading of the job, used for the whole render: the solver's thread may finish it
-        # at any moment, and the template must not see it half running, half done.
-        result, progress = job.result, job.progress
-        context["result"] = result
-        context["progress"] = progress
-        context["job_state"] = "done" if result is not None else job.state
-        context["chart"] = chart_points(job)
-        context["queue_position"] = runner().queue_position(job)
-        playback = playback_of(job, game, found.level) if result is not None else None
-        context["playback"] = playback
-        if playback is not None:
-            context["frame"] = playback.states[playback.position]
-        elif progress is not None and progress.sample is not None:
-            context["frame"] = progress.sample
-        else:
-            context["frame"] = game.replay(found.level, job.request.moves)
-        if result is not None and result.moves is not None:
-            start = playback.states[0] if playback else game.replay(found.level, job.request.moves)
-            context["figures"] = game.count(found.level, result.moves, start)
-    return context
-
-
-def render_panel(found: Found, job: Job | None) -> str:
-    return render_template("partials/solver.html", **panel_context(found, job))
-
-
-def render_stream(found: Found, job: Job) -> str:
-    """The fragments that change while a solve runs or plays back (swapped by id)."""
-    return render_template("partials/solver_stream.html", **panel_context(found, job))
-
-
-def render_frame(found: Found, job: Job) -> str:
-    """Only what one playback step changes: the board, the position, play/pause."""
-    return render_template("partials/solver_frame.html", **panel_context(found, job))
-
-
 # -- HTTP actions -----------------------------------------------------------------------------
-def board_key(found: Found) -> str:
-    return f"{found.game.name}/{found.ref.key}"
-
-
 @bp.post("/<game_name>/<collection>/<ident>/solve")
 def start_solve(game_name: str, collection: str, ident: str) -> str:
     found = find_level(game_name, collection, ident)
@@ -171,31 +70,22 @@ def start_solve(game_name: str, collection: str, ident: str) -> str:
     if algorithm not in found.game.algorithms():
         raise BadRequest(f"{found.game.title} has no solver called {algorithm[:40]!r}.")
     moves = play.moves if request.form.get("start") == "current" else []
-    solve = Request(
-        game=found.game.name,
-        level_text=found.game.level_text(found.level),
-        moves=list(moves),
-        algorithm=algorithm,
-        limits=web_limits(),
-        owner=player_id(),
-        board=board_key(found),
-    )
+    solve = solve_request(found, moves, algorithm, web_limits(), found.board_key)
     try:
-        job = runner().submit(solve, page=True)
+        job = get_runner().submit(solve, page=True)
     except Busy as busy:
-        context = panel_context(found, runner().latest(player_id(), board_key(found)))
-        return render_template("partials/solver.html", notice=str(busy), **context)
+        return render_panel(found, get_runner().latest(player_id(), found.board_key), str(busy))
     return render_panel(found, job)
 
 
 @bp.post("/<game_name>/<collection>/<ident>/solve/cancel")
 def cancel_solve(game_name: str, collection: str, ident: str) -> str:
     found = find_level(game_name, collection, ident)
-    job = runner().get(request.form.get("job", ""), player_id())
+    job = get_runner().get(request.form.get("job", ""), player_id())
     if job is None:
         raise BadRequest("That solve is not running any more.", 404)
-    runner().cancel(job)
-    wait_for(job, lambda j: j.state == "done", 5)
+    job.stop()
+    job.wait(5)
     return render_panel(found, job)
 
 
@@ -203,7 +93,7 @@ def cancel_solve(game_name: str, collection: str, ident: str) -> str:
 def use_solution(game_name: str, collection: str, ident: str) -> str:
     """Play the solver's solution in the player's game, as undoable moves."""
     found = find_level(game_name, collection, ident)
-    job = runner().get(request.form.get("job", ""), player_id())
+    job = get_runner().get(request.form.get("job", ""), player_id())
     if job is None or job.result is None or job.result.status != "solved":
         raise BadRequest("There is no solution to use; solve the level first.", 404)
     play = load_play(found)
@@ -229,32 +119,24 @@ def hint(game_name: str, collection: str, ident: str) -> str:
 def next_move_hint(found: Found, play: Play) -> str:
     """The next move of a solution from the current position, in words."""
     game = found.game
+    if play.broken:
+        return play.broken
     if play.solved:
         return "Already solved!"
-    table_hint = quick_hint(game.name)
-    tokens = table_hint(found, play) if table_hint else None
+    tables, _pending = get_tables().get(game, found.level)
+    tokens = game.quick_hint(found.level, play.state, tables)
     if tokens:
         return "Next move: " + game.describe_move(found.level, play.state, tokens[0])
-    limits = Limits(
-        seconds=float(current_app.config.get("HINT_TIME_LIMIT", 5)), nodes=None, memory_mb=1024
-    )
-    solve = Request(
-        game.name,
-        game.level_text(found.level),
-        list(play.moves),
-        game.default_for(found.level),
-        limits,
-        player_id(),
-        board_key(found) + "#hint",
-    )
+    limits = hint_limits()
+    algorithm = game.default_for(found.level)
+    solve = solve_request(found, play.moves, algorithm, limits, found.board_key + "#hint")
     try:
-        job = runner().submit(solve)
+        handle = get_runner().submit(solve)
     except Busy:
         return "A hint is already being worked out."
-    wait_for(job, lambda j: j.state == "done", limits.seconds + 5)
-    result = job.result
+    with handle:
+        result = handle.wait(limits.seconds + 5)
     if result is None:
-        runner().cancel(job)
         return "No hint in time; try again."
     if result.status == "solved" and result.moves:
         return "Next move: " + game.describe_move(found.level, play.state, result.moves[0])
@@ -281,17 +163,17 @@ def solve_socket(ws: Any, game_name: str, collection: str, ident: str, job_id: s
     except BadRequest as error:
         ws.close(reason=1008, message=error.message[:120])
         return
-    job = runner().get(job_id, player_id())
-    if job is None:
-        ws.close(reason=1008, message="no such solve for this player")
+    job = get_runner().get(job_id, player_id())
+    if job is None or job.request.board != found.board_key:
+        ws.close(reason=1008, message="no such solve of this board for this player")
         return
-    runner().watch(job)
+    get_runner().watch(job)
     try:
         stream(ws, found, job)
     except ConnectionClosed:
         pass
     finally:
-        runner().unwatch(job)
+        get_runner().unwatch(job)
 
 
 def stream(ws: Any, found: Found, job: Job) -> None:
@@ -317,14 +199,8 @@ def stream(ws: Any, found: Found, job: Job) -> None:
             stepped = handled == "frame"
             changed = handled == "all"
         playback = playback_of(job, found.game, found.level)
-        if playback is not None and playback.playing and now >= playback.next_at:
-            if playback.position < len(playback.states) - 1:
-                playback.position += 1
-                playback.next_at = now + 1.0 / playback.speed
-                stepped = True
-            else:
-                playback.playing = False
-                stepped = True
+        if playback is not None and playback.advance(now):
+            stepped = True
         if job.version != seen and now - sent_at >= UPDATE_INTERVAL:
             seen = job.version
             changed = True
@@ -334,8 +210,45 @@ def stream(ws: Any, found: Found, job: Job) -> None:
         elif stepped:
             ws.send(render_frame(found, job))
         playing = playback is not None and playback.playing
-        quiet = job.state == "queued" or (job.state == "done" and not playing)
+        quiet = job.state == "queued" or (job.done and not playing)
         wait = QUIET_WAIT if quiet and job.version == seen else LIVELY_WAIT
+
+
+# -- the page's commands: each returns what to send again ("all", "frame" or "") --------------
+def _speed(playback: Playback, data: dict[str, Any]) -> str:
+    try:
+        playback.set_speed(float(data.get("speed", playback.speed)))
+    except (TypeError, ValueError):
+        pass
+    return ""
+
+
+def _seek(playback: Playback, data: dict[str, Any]) -> str:
+    try:
+        playback.seek(int(data.get("position", playback.position)))
+    except (TypeError, ValueError):
+        return ""
+    return "frame"
+
+
+def _frame(command: Callable[[Playback], None]) -> Callable[[Playback, dict[str, Any]], str]:
+    def run(playback: Playback, _data: dict[str, Any]) -> str:
+        command(playback)
+        return "frame"
+
+    return run
+
+
+PLAYBACK_COMMANDS: dict[str, Callable[[Playback, dict[str, Any]], str]] = {
+    "play": _frame(Playback.play),
+    "pause": _frame(Playback.pause),
+    "forward": _frame(lambda playback: playback.step(1)),
+    "back": _frame(lambda playback: playback.step(-1)),
+    "start": _frame(lambda playback: playback.seek(0)),
+    "end": _frame(lambda playback: playback.seek(playback.last)),
+    "seek": _seek,
+    "speed": _speed,
+}
 
 
 def handle_message(message: Any, found: Found, job: Job) -> str:
@@ -346,38 +259,10 @@ def handle_message(message: Any, found: Found, job: Job) -> str:
     except (ValueError, AttributeError):
         return ""
     if action == "cancel":
-        runner().cancel(job)
+        job.stop()
         return "all"
+    command = PLAYBACK_COMMANDS.get(action) if isinstance(action, str) else None
     playback = playback_of(job, found.game, found.level)
-    if playback is None:
+    if command is None or playback is None:
         return ""
-    last = len(playback.states) - 1
-    if action == "play":
-        if playback.position >= last:
-            playback.position = 0
-        playback.playing = True
-        playback.next_at = 0.0
-    elif action == "pause":
-        playback.playing = False
-    elif action == "forward":
-        playback.playing = False
-        playback.position = min(last, playback.position + 1)
-    elif action == "back":
-        playback.playing = False
-        playback.position = max(0, playback.position - 1)
-    elif action == "start":
-        playback.playing = False
-        playback.position = 0
-    elif action == "end":
-        playback.playing = False
-        playback.position = last
-    elif action == "speed":
-        try:
-            speed = float(data.get("speed", playback.speed))
-        except (TypeError, ValueError):
-            return ""
-        playback.speed = min(20.0, max(0.5, speed))
-        return ""
-    else:
-        return ""
-    return "frame"
+    return command(playback, data)

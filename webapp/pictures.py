@@ -1,4 +1,4 @@
-"""Pictures for the sliding puzzle: the built-in ones, and players' uploads checked with Pillow.
+"""Pictures a board can show: the built-in ones, and players' uploads checked with Pillow.
 
 An upload is decoded to prove it is an image, refused if it is too large (in bytes or pixels),
 re-encoded (which drops its metadata), centre-cropped to the board's aspect and stored under

@@ -79,6 +79,9 @@ class Play:
     #: Where derived positions are remembered between requests, and this game's key there.
     cache: StateCache | None = None
     cache_key: Hashable = None
+    #: Why a stored history no longer replays, or "". Such a game shows the position before
+    #: the first move the rules refuse and takes no move but a restart (``mark_broken``).
+    broken: str = ""
 
     # -- derived ------------------------------------------------------------------------------
     @property
@@ -117,6 +120,21 @@ class Play:
     def move_string(self) -> str:
         return self.game.join_moves(self.moves)
 
+    def mark_broken(self) -> None:
+        """Find the first move of the history the rules refuse, and stand before it."""
+        state = self.game.start(self.level)
+        for index, token in enumerate(self.moves):
+            try:
+                state = self.game.apply(self.level, state, token)
+            except (IllegalMove, MoveError) as error:
+                self.broken = (
+                    f"Your saved game no longer replays on this level: move {index + 1} "
+                    f"({token}) is refused ({error}). It is kept as it was, and the board "
+                    "shows the position before that move. Restart to play on."
+                )
+                self._state = state
+                return
+
     # -- changes ------------------------------------------------------------------------------
     def _push(self, tokens: list[str], state: Any) -> None:
         if self.cursor + len(tokens) > MAX_HISTORY:
@@ -128,6 +146,8 @@ class Play:
 
     def play(self, tokens: list[str]) -> None:
         """Play moves in order; all or nothing (an illegal one leaves the game unchanged)."""
+        if self.broken:
+            raise IllegalMove("this saved game no longer replays; restart it to play on")
         state = self.state
         played = []
         for token in tokens:
@@ -140,14 +160,14 @@ class Play:
             self._push(played, state)
 
     def undo(self) -> bool:
-        if not self.can_undo:
+        if not self.can_undo or self.broken:
             return False
         self.cursor -= 1
         self._state = None
         return True
 
     def redo(self) -> bool:
-        if not self.can_redo:
+        if not self.can_redo or self.broken:
             return False
         self.cursor += 1
         self._state = None
@@ -158,11 +178,14 @@ class Play:
         if not self.moves:
             return False
         self._push([RESTART], self.game.start(self.level))
+        self.broken = ""
         return True
 
     def replace(self, tokens: list[str]) -> None:
         """Show exactly these moves from the start (a replay link), keeping the old position
         reachable by undo. Playing the same moves again changes nothing."""
+        if self.broken:
+            raise IllegalMove("this saved game no longer replays; restart it first")
         state = self.game.start(self.level)
         spelled = []
         for token in tokens:

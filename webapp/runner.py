@@ -15,8 +15,9 @@ import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from webapp.search import Limits, Progress, Result
@@ -55,11 +56,18 @@ class Request:
     algorithm: str
     limits: Limits
     owner: str  # the player's id: one solve per (owner, board)
-    board: str  # the board's key, e.g. "sokoban/microban/3"
+    board: str  # the board's key: the game's name and the level's key
+    #: The module holding the game's ``GAME``, for a game registered from elsewhere.
+    game_module: str = ""
+    #: Where solvers may keep tables on disk (the instance folder), if anywhere.
+    tables_dir: str | None = None
 
 
 @dataclass(eq=False)  # a job is itself: compared by identity, as the queue looks it up
 class Job:
+    """One solve, and the handle to it (python-chess's analysis handle is the model): iterate
+    it for progress, ``wait`` for the result, ``stop`` it; ``with`` stops it on the way out."""
+
     id: str
     request: Request
     state: str = "queued"  # queued | running | done
@@ -78,6 +86,9 @@ class Job:
     _process: Any = None
     _changed: threading.Condition = field(default_factory=threading.Condition)
     version: int = 0
+    #: Where a page's playback of the solution stands (webapp.playback), kept for reconnects.
+    playback: Any = None
+    _runner: Runner | None = None
 
     def bump(self) -> None:
         with self._changed:
@@ -90,6 +101,40 @@ class Job:
             if self.version == seen:
                 self._changed.wait(timeout)
             return self.version
+
+    # -- the handle --------------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self.state == "done"
+
+    def wait(self, timeout: float | None = None) -> Result | None:
+        """The result, once the solve ends within ``timeout`` seconds; else None."""
+        wait_for(self, lambda job: job.done, float("inf") if timeout is None else timeout)
+        return self.result
+
+    def stop(self) -> None:
+        """Cancel the solve (queued: at once; running: by flag, then signals)."""
+        if self._runner is not None and not self.done:
+            self._runner.cancel(self)
+
+    def __iter__(self) -> Iterator[Progress]:
+        """Each new progress report until the solve ends."""
+        seen = -1
+        reported = None
+        while True:
+            seen = self.wait_change(seen, 0.5)
+            progress = self.progress
+            if progress is not None and progress is not reported:
+                reported = progress
+                yield progress
+            if self.done:
+                return
+
+    def __enter__(self) -> Job:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 def _cap_memory(megabytes: int) -> None:
@@ -122,7 +167,11 @@ def _child(request: Request, conn: Any, cancel: Any) -> None:
     from webapp import games
     from webapp.solving import solve
 
+    if request.game_module:
+        games.register(request.game_module)
     game = games.get(request.game)
+    if request.tables_dir:
+        game.use_disk_tables(Path(request.tables_dir))
     level = game.parse(request.level_text)[0]
     state = game.replay(level, request.moves)
 
@@ -191,7 +240,7 @@ class Runner:
                 )
             if len(self.queue) >= self.max_queued:
                 raise Busy("Every solver is busy and the queue is full: try again in a minute.")
-            job = Job(id=secrets.token_urlsafe(12), request=request)
+            job = Job(id=secrets.token_urlsafe(12), request=request, _runner=self)
             if page:
                 job.orphaned_at = job.created + max(0.0, CONNECT_GRACE - self.orphan_grace)
             self.jobs[job.id] = job

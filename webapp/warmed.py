@@ -1,7 +1,7 @@
 """Importing this module readies every compiled kernel (``webapp.warm.warm_all``).
 
 The solver fork server imports it (``runner.PRELOAD``), so a solve or a hint starts in a
-child that already has the kernels in memory: a sliding hint's child went from about 0.55 s
+child that already has the kernels in memory: a 15-puzzle hint's child went from about 0.55 s
 to 0.05 s. Nothing else should import it. A failure here must not take the fork server down
 (it would stop every solve), so it is logged and the kernels load on first use instead.
 """

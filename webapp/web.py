@@ -1,13 +1,15 @@
-"""The pages: thin views that parse the request, call the model and render a template."""
+"""The pages: thin views that parse the request, call the model and render a template.
+
+Every view speaks to a game through ``webapp.games.base.Game`` only: a game's own pages are
+its templates, never code here.
+"""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
+import random
 import re
-import secrets
-from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import (
     Blueprint,
@@ -17,67 +19,36 @@ from flask import (
     redirect,
     render_template,
     request,
-    session,
+    send_file,
     url_for,
 )
 from jinja2 import TemplateNotFound
-from werkzeug.exceptions import HTTPException
 
-from webapp import catalog, games
+from webapp import catalog, games, pictures
 from webapp.catalog import CUSTOM, POSITION, LevelRef
 from webapp.db import get_store
-from webapp.extras import extras_for
-from webapp.games.base import MAX_LEVEL_TEXT, Game, LevelError, MoveError
+from webapp.errors import BadRequest
+from webapp.games.base import MAX_LEVEL_TEXT, Game, IllegalMove, LevelError, MoveError
+from webapp.levels import (
+    find_level,
+    get_game,
+    load_play,
+    picture_folder,
+    play_context,
+    save_play,
+)
 from webapp.limits import RateLimit
-from webapp.play import Play, StateCache
-from webapp.store import SavedGame
+from webapp.players import csrf_token, player_id
+from webapp.solvers import get_runner
+from webapp.watch import panel_context
 
 bp = Blueprint("web", __name__)
 
 #: Pasted or uploaded level files a player may send per hour.
 PASTES = RateLimit(60, 3600)
-
-_CUSTOM_ID = re.compile(r"^[0-9a-f]{12}$")
+#: Pictures a player may upload per hour.
+UPLOADS = RateLimit(20, 3600)
 MAX_MOVE_TEXT = 200_000
-
-
-class BadRequest(Exception):
-    """A user's mistake: shown as a message with a 4xx status, never as a stack trace."""
-
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.message = message
-        self.status = status
-
-
-# -- the player and forgery protection -------------------------------------------------------
-def player_id() -> str:
-    """The opaque id in the session cookie; a new player gets one on their first visit."""
-    player = session.get("player")
-    if not isinstance(player, str) or len(player) != 32:
-        player = secrets.token_hex(16)
-        session["player"] = player
-        session.permanent = True
-    return player
-
-
-def csrf_token() -> str:
-    """Derived from the player id with the secret key, so the cookie holds nothing else."""
-    key = current_app.config["SECRET_KEY"].encode()
-    return hmac.new(key, b"csrf:" + player_id().encode(), hashlib.sha256).hexdigest()[:32]
-
-
-@bp.before_app_request
-def check_csrf() -> None:
-    if request.method in ("GET", "HEAD", "OPTIONS"):
-        return
-    sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token") or ""
-    if "player" not in session or not hmac.compare_digest(sent, csrf_token()):
-        raise BadRequest(
-            "This page is out of date (its security token does not match). "
-            "Reload it and try again.",
-            403,
-        )
 
 
 @bp.app_context_processor
@@ -96,114 +67,6 @@ def has_template(name: str) -> bool:
         except TemplateNotFound:
             known[name] = False
     return known[name]
-
-
-# -- finding levels ---------------------------------------------------------------------------
-@dataclass
-class Found:
-    game: Game
-    ref: LevelRef
-    level: Any
-    title: str
-    next_ref: LevelRef | None = None
-    collection_title: str = ""
-
-
-def get_game(name: str) -> Game:
-    try:
-        return games.get(name)
-    except KeyError:
-        raise BadRequest(f"There is no game called {name!r}.", 404) from None
-
-
-def find_level(game_name: str, collection: str, ident: str) -> Found:
-    game = get_game(game_name)
-    if collection == POSITION and hasattr(game, "from_code"):
-        try:
-            level = game.from_code(ident)
-        except LevelError as error:
-            raise BadRequest(f"This address names no {game.title} position: {error}", 404) from None
-        ref = LevelRef(game.name, POSITION, custom_id=game.position_code(level))
-        if ref.custom_id != ident:
-            raise BadRequest("This address names no position.", 404)
-        title = f"{level.rows}×{level.cols} puzzle"
-        return Found(game, ref, level, title, collection_title="Shuffled positions")
-    if collection == CUSTOM:
-        if not _CUSTOM_ID.match(ident):
-            raise BadRequest(f"{ident!r} is not a level id.", 404)
-        text = get_store().load_level(game.name, ident)
-        if text is None:
-            raise BadRequest("No level has that id. Paste it again to get its link.", 404)
-        level = game.parse(text)[0]
-        ref = LevelRef(game.name, CUSTOM, custom_id=ident)
-        return Found(
-            game,
-            ref,
-            level,
-            catalog.level_title(game, level, "Your level"),
-            collection_title="Shared levels",
-        )
-    found = catalog.collection(game.name, collection)
-    if found is None:
-        raise BadRequest(f"{game.title} has no collection called {collection!r}.", 404)
-    if not ident.isdecimal() or not 1 <= int(ident) <= len(found.levels):
-        raise BadRequest(
-            f"{found.title} has levels 1 to {len(found.levels)}; there is no level {ident[:20]!r}.",
-            404,
-        )
-    number = int(ident)
-    level = found.levels[number - 1]
-    ref = LevelRef(game.name, found.slug, number)
-    following = LevelRef(game.name, found.slug, number + 1) if number < len(found.levels) else None
-    title = catalog.level_title(game, level, f"{found.title} {number}")
-    return Found(game, ref, level, title, following, found.title)
-
-
-#: Positions derived for recent games, so long games do not replay from the start each move.
-STATES = StateCache()
-
-
-def load_play(found: Found) -> Play:
-    saved = get_store().load_game(player_id(), found.game.name, found.ref.key)
-    key = (player_id(), found.game.name, found.ref.key)
-    play = Play(found.game, found.level, cache=STATES, cache_key=key)
-    if saved is not None:
-        play.history, play.cursor = saved.history, min(saved.cursor, len(saved.history))
-        try:
-            play.state  # noqa: B018 - replay now, so a history the rules reject is caught here
-        except ValueError:
-            play.history, play.cursor = [], 0
-    return play
-
-
-def save_play(found: Found, play: Play) -> None:
-    get_store().save_game(
-        player_id(), found.game.name, found.ref.key, SavedGame(play.history, play.cursor)
-    )
-    if play.solved and play.moves:
-        get_store().record_win(player_id(), found.game.name, found.ref.key, play.figures)
-
-
-def play_context(found: Found, play: Play, message: str = "") -> dict[str, Any]:
-    best = get_store().best(player_id(), found.game.name, found.ref.key)
-    extras = extras_for(found.game.name)
-    return {
-        **(extras(found, play) if extras else {}),
-        "game": found.game,
-        "found": found,
-        "level": found.level,
-        "play": play,
-        "state": play.state,
-        "figures": play.figures,
-        "best": best,
-        "message": message,
-        "replay_url": replay_url(found.ref, play),
-    }
-
-
-def replay_url(ref: LevelRef, play: Play) -> str:
-    moves = play.move_string()
-    return ref.path + ("?moves=" + moves if moves else "")
 
 
 # -- pages ------------------------------------------------------------------------------------
@@ -250,13 +113,11 @@ def level_page(game_name: str, collection: str, ident: str) -> Response | str:
             raise BadRequest(f"The move string is too long (the most is {MAX_MOVE_TEXT:,}).")
         try:
             play.replace(found.game.split_moves(moves))
-        except ValueError as exc:
+        except (IllegalMove, MoveError) as exc:
             raise BadRequest(f"This replay link does not work on this level: {exc}") from None
         save_play(found, play)
         return redirect(found.ref.path, code=303)
-    from webapp.live import panel_context, runner
-
-    job = runner().latest(player_id(), f"{found.game.name}/{found.ref.key}")
+    job = get_runner().latest(player_id(), found.board_key)
     return render_template(
         "level.html", **{**panel_context(found, job), **play_context(found, play)}
     )
@@ -292,9 +153,9 @@ def play_action(game_name: str, collection: str, ident: str) -> Response | str:
             raise BadRequest(f"Unknown action {action[:40]!r}.")
     except MoveError as exc:
         raise BadRequest(f"Not a move: {exc}") from None
-    except ValueError as exc:  # an illegal move: the board stays as it is
+    except IllegalMove as exc:  # the rules refuse it: the board stays as it is
         message = str(exc)
-        if request.form.get("quiet") == "1":
+        if request.form.get("quiet") == "1" and not play.broken:
             return Response(status=204)
     save_play(found, play)
     return render_template("partials/play.html", **play_context(found, play, message))
@@ -307,6 +168,7 @@ def _cell(text: str) -> tuple[int, int]:
     return int(match.group(1)), int(match.group(2))
 
 
+# -- new levels: pasted, uploaded or generated ------------------------------------------------
 @bp.post("/<game_name>/new")
 def paste(game_name: str) -> Response | tuple[str, int]:
     """A pasted or uploaded level gets a stable URL derived from its content."""
@@ -358,25 +220,79 @@ def _paste_error(game: Game, message: str, text: str) -> tuple[str, int]:
     )
 
 
-# -- errors -----------------------------------------------------------------------------------
-def register_errors(app: Flask) -> None:
-    @app.errorhandler(BadRequest)
-    def bad_request(error: BadRequest) -> tuple[str, int]:
-        if request.headers.get("HX-Request"):
-            return error.message, error.status
-        return render_template("error.html", message=error.message), error.status
+@bp.post("/<game_name>/generate")
+def generate(game_name: str) -> Response:
+    """A new level made by the game from the settings of its start form (a shuffle, say);
+    refused while a solver works on the board it would replace."""
+    game = get_game(game_name)
+    if not game.can_generate:
+        raise BadRequest(f"{game.title} makes no new levels; pick one from a collection.", 404)
+    current = request.form.get("board", "")
+    job = get_runner().latest(player_id(), current) if current else None
+    if job is not None and not job.done:
+        raise BadRequest(
+            "A solver is working on this board: cancel it or let it finish before a new game.",
+            409,
+        )
+    try:
+        level = game.new_level(request.form, random.SystemRandom())
+    except LevelError as error:
+        raise BadRequest(error.message) from None
+    if game.has_position_codes:
+        ref = LevelRef(game.name, POSITION, custom_id=game.position_code(level))
+    else:
+        level_id = catalog.content_id(game, level)
+        get_store().save_level(game.name, level_id, game.level_text(level))
+        ref = LevelRef(game.name, CUSTOM, custom_id=level_id)
+    return redirect(_with_picture(game, ref.path), code=303)
 
-    @app.errorhandler(HTTPException)
-    def http_error(error: HTTPException) -> tuple[str, int]:
-        message = {
-            404: "There is nothing at this address.",
-            405: "That is not something this address does.",
-            413: "That upload is too large.",
-            500: "Something went wrong on our side. Your game is safe; please try again.",
-        }.get(error.code or 500, error.description or "Something went wrong.")
-        if request.headers.get("HX-Request"):
-            return message, error.code or 500
-        return render_template("error.html", message=message), error.code or 500
+
+def _with_picture(game: Game, path: str, picture: str | None = None) -> str:
+    """A level's address, keeping the picture the player chose (the default needs none)."""
+    if not game.uses_pictures:
+        return path
+    picture = picture or request.values.get("picture", "")
+    if not picture or picture == pictures.DEFAULT:
+        return path
+    return f"{path}?{urlencode({'picture': picture})}"
+
+
+# -- pictures ----------------------------------------------------------------------------------
+@bp.post("/<game_name>/picture")
+def upload_picture(game_name: str) -> Response:
+    """Store an uploaded picture, cropped to the board it was sent from, and show it there."""
+    game = get_game(game_name)
+    if not game.uses_pictures:
+        raise BadRequest(f"{game.title} shows no pictures.", 404)
+    back = request.form.get("back", "")
+    match = re.fullmatch(r"/([a-z]+)/([A-Za-z0-9_-]+)/([A-Za-z0-9_-]+)", back)
+    if match is None or match.group(1) != game.name:
+        raise BadRequest("Upload a picture from a puzzle's page.")
+    found = find_level(*match.groups())
+    upload = request.files.get("picture")
+    if upload is None or not upload.filename:
+        raise BadRequest("Choose a picture to upload.")
+    if not UPLOADS.allow(player_id()):
+        raise BadRequest("You have uploaded many pictures this hour; please wait a while.", 429)
+    data = upload.read(pictures.MAX_BYTES + 1)
+    rows, cols = game.board_shape(found.level)
+    try:
+        picture = pictures.store_upload(data, picture_folder(), rows, cols)
+    except pictures.PictureError as error:
+        raise BadRequest(str(error)) from None
+    return redirect(_with_picture(game, found.ref.path, picture), code=303)
+
+
+@bp.get("/pictures/<picture>.jpg")
+def uploaded_picture(picture: str) -> Response:
+    path = pictures.upload_path(picture_folder(), picture)
+    if path is None:
+        raise BadRequest("There is no such picture.", 404)
+    return send_file(path, mimetype="image/jpeg", max_age=31536000)
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
 
     @app.route("/favicon.ico")
     def favicon() -> Response:

@@ -8,8 +8,10 @@ Undo, redo, storage, the web and the solvers' plumbing live above this and are w
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from random import Random
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 if TYPE_CHECKING:
@@ -76,6 +78,8 @@ class Game(ABC, Generic[Level, State]):
     title: ClassVar[str]
     #: The counters shown to the player, in order, e.g. ("moves", "pushes").
     counters: ClassVar[tuple[str, ...]] = ("moves",)
+    #: Where the game stands in lists (the home page, the menu): smaller first.
+    order: ClassVar[int] = 100
 
     # -- levels -----------------------------------------------------------------------------
     @abstractmethod
@@ -159,3 +163,76 @@ class Game(ABC, Generic[Level, State]):
         for token in tokens:
             state = self.apply(level, state, token)
         return state
+
+    # -- optional hooks: a game fills in those it has (docs/game-interface.md) ---------------
+    #: True when a whole position can be written in an address (``position_code``).
+    has_position_codes: ClassVar[bool] = False
+
+    def position_code(self, level: Level) -> str:
+        """The code of a level in the position address ``/<game>/p/<code>``."""
+        raise NotImplementedError(f"{self.title} has no position codes")
+
+    def from_code(self, code: str) -> Level:
+        """The level a position code stands for; LevelError when it names none."""
+        raise LevelError(f"{self.title} has no position codes")
+
+    def position_title(self, level: Level) -> str:
+        """The heading of a level reached by its position code."""
+        return self.level_title(level) or self.title
+
+    #: True when ``new_level`` makes new levels (Tatham's ``new_desc``).
+    can_generate: ClassVar[bool] = False
+
+    def new_level(self, settings: Mapping[str, str], rng: Random) -> Level:
+        """A new level from the player's settings (the fields of the game's start form);
+        LevelError naming a setting that is out of range."""
+        raise LevelError(f"{self.title} makes no new levels")
+
+    #: True when the board can show a picture the player chooses, uploads included.
+    uses_pictures: ClassVar[bool] = False
+
+    def board_shape(self, level: Level) -> tuple[int, int]:
+        """Rows and columns of the board (a picture is cropped to this shape)."""
+        return (getattr(level, "height", 1), getattr(level, "width", 1))
+
+    def frames(self, level: Level, state: State, move: str) -> list[State]:
+        """The positions a move passes through before it comes to rest, in order, for the
+        page to animate; not the resting position itself. None by default."""
+        return []
+
+    #: True when the game precomputes tables for a level (``build_tables``).
+    has_tables: ClassVar[bool] = False
+
+    def build_tables(self, level: Level) -> Any:
+        """Tables for this level that give page figures and instant hints: heavy, so the web
+        layer runs it in a child process and keeps the result. None when the level is too
+        large for them."""
+        return None
+
+    def page_figures(self, level: Level, state: State, tables: Any) -> dict[str, Any]:
+        """Values the game's own templates show beyond the counters (the fewest moves left,
+        where a piece can be dragged). ``tables`` is what ``build_tables`` gave, or None while
+        they are being built or when the game has none."""
+        return {}
+
+    def quick_hint(self, level: Level, state: State, tables: Any) -> list[str] | None:
+        """The next moves of a solution from ``tables``, without a search; None if unknown."""
+        return None
+
+    #: True when some solver keeps tables on disk that are worth building ahead of time.
+    has_disk_tables: ClassVar[bool] = False
+
+    def use_disk_tables(self, folder: Path) -> None:
+        """Keep the solver's tables in ``folder`` from now on (in the process that solves)."""
+
+    def disk_tables_ready(self, folder: Path) -> bool:
+        """Whether the solver's tables in ``folder`` are built."""
+        return True
+
+    def build_disk_tables(self, folder: Path) -> None:
+        """Build the solver's tables into ``folder`` (heavy: the web layer runs it in a
+        low-priority child process)."""
+
+    def warm_up(self) -> None:
+        """Ready compiled code (load it, or compile it on a new install) so a player's first
+        solve does not wait for the compiler. Nothing by default."""

@@ -6,9 +6,11 @@ grid as written (0-based) slides one cell that way, e.g. ``3,1D``.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import deque
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from webapp.games.base import Algorithm, Game, IllegalMove, MoveError
 from webapp.games.blocks.level import Level, Position, board_text, level_text, parse_collection
@@ -70,6 +72,10 @@ class Blocks(Game[Level, Position]):
     title = "Sliding blocks"
     counters = ("steps", "line_moves", "path_moves")
     default_algorithm = "path"
+    order = 40
+    has_tables = True
+    #: The largest position space whose distance tables a page works out.
+    table_limit = 150_000
 
     # -- levels ---------------------------------------------------------------------------
     def parse(self, text: str) -> list[Level]:
@@ -178,6 +184,43 @@ class Blocks(Game[Level, Position]):
         from webapp.games.blocks.solver import ALGORITHMS
 
         return ALGORITHMS
+
+    # -- tables and what the page shows -----------------------------------------------------
+    def build_tables(self, level: Level) -> dict[str, dict[int, int] | None]:
+        """A distance table in each count (None for one too large)."""
+        from webapp.games.blocks import solver
+
+        limit = self.table_limit
+        return {metric: solver.build_table(level, metric, limit) for metric in self.counters}
+
+    def page_figures(self, level: Level, state: Position, tables: Any) -> dict[str, Any]:
+        """The fewest moves left in each count (once the tables are built), and where each
+        piece can be dragged: cell to the unit steps of a shortest way there."""
+        from webapp.games.blocks import solver
+
+        figures: dict[str, Any] = {}
+        if tables is not None:
+            figures["moves_left"] = {
+                metric: solver.moves_left_in(tables.get(metric), level, state.places)
+                for metric in self.counters
+            }
+        targets = {}
+        for index, place in enumerate(state.places):
+            row, column = divmod(place, level.width)
+            routes = reachable_cells(level, state, row, column)
+            targets[index] = json.dumps(
+                {f"{r},{c}": " ".join(steps) for (r, c), steps in routes.items()}
+            )
+        figures["drag_targets"] = targets
+        return figures
+
+    def quick_hint(self, level: Level, state: Position, tables: Any) -> list[str] | None:
+        """The next path move of a shortest solution, from the path-moves table."""
+        from webapp.games.blocks import solver
+
+        if tables is None:
+            return None
+        return solver.hint_in(tables.get("path_moves"), level, state.places, "path_moves") or None
 
 
 def reachable_cells(

@@ -240,13 +240,26 @@ def _table(level: Level, metric: str, build: bool) -> dict[int, int] | None:
     return distance_table(level, metric) if build else cached_distance_table(level, metric)
 
 
+def build_table(level: Level, metric: str, limit: int = TABLE_LIMIT) -> dict[int, int] | None:
+    """A distance table built now and not kept here (for a caller that keeps its own)."""
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}; known: {', '.join(METRICS)}")
+    return _build_table(board_text(level), metric, limit)
+
+
 def moves_left(
     level: Level, places: tuple[int, ...], metric: str, build: bool = True
 ) -> int | None:
     """The fewest moves (in ``metric``) from this position to the goal; None when unknown:
     the space is too large for a table, the goal cannot be reached from here, or (with
     ``build=False``) the table has not been built in this process yet."""
-    table = _table(level, metric, build)
+    return moves_left_in(_table(level, metric, build), level, places)
+
+
+def moves_left_in(
+    table: dict[int, int] | None, level: Level, places: tuple[int, ...]
+) -> int | None:
+    """The fewest moves to the goal by ``table``; None without a table or a way to the goal."""
     if table is None:
         return None
     return table.get(position_key(level, places))
@@ -257,7 +270,13 @@ def hint(
 ) -> list[str] | None:
     """The unit steps of the next move of a shortest solution; [] when solved, None when
     unknown (no table, or no solution from here)."""
-    table = _table(level, metric, build)
+    return hint_in(_table(level, metric, build), level, places, metric)
+
+
+def hint_in(
+    table: dict[int, int] | None, level: Level, places: tuple[int, ...], metric: str
+) -> list[str] | None:
+    """The next move of a shortest solution by ``table`` (a table in ``metric``)."""
     if table is None:
         return None
     space = _space_of(level)

@@ -3,9 +3,11 @@ they stand in order. A move is the direction one tile slides: ``L R U D``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from random import Random
 
-from webapp.games.base import Algorithm, Game, IllegalMove, MoveError
+from webapp.games.base import Algorithm, Game, IllegalMove, LevelError, MoveError
 from webapp.games.sliding.level import (
     Level,
     board_text,
@@ -57,6 +59,15 @@ class Sliding(Game[Level, Board]):
     title = "Sliding puzzle"
     counters = ("moves",)
     default_algorithm = "pdb"
+    order = 20
+    has_position_codes = True
+    can_generate = True
+    uses_pictures = True
+    has_disk_tables = True
+    #: The board sizes the new-game form offers, rows by columns.
+    sizes = ((3, 3), (4, 4), (5, 5), (6, 6), (3, 4), (4, 5), (8, 8))
+    #: The longest random walk an "easy" new game may ask for.
+    max_walk = 1000
 
     def parse(self, text: str) -> list[Level]:
         return parse_collection(text)
@@ -121,16 +132,61 @@ class Sliding(Game[Level, Board]):
         return []
 
     def algorithms(self) -> dict[str, Algorithm]:
-        from webapp.games.sliding.solver import ALGORITHMS
+        from webapp.games.sliding.algorithms import ALGORITHMS
 
         return ALGORITHMS
 
-    # -- helpers the web layer and the shuffles use ----------------------------------------
+    # -- optional hooks ---------------------------------------------------------------------
     def position_code(self, level: Level, state: Board | None = None) -> str:
         return position_code(level, state)
 
     def from_code(self, code: str) -> Level:
         return from_code(code)
+
+    def position_title(self, level: Level) -> str:
+        return f"{level.rows}×{level.cols} puzzle"
+
+    def new_level(self, settings: Mapping[str, str], rng: Random) -> Level:
+        """A shuffled board: ``rows`` and ``cols`` from 2 to 8; ``mode`` "moves" walks
+        ``moves`` random moves from the solved board (an easy game), else fully shuffled."""
+        rows, cols = _size(settings, "rows"), _size(settings, "cols")
+        walk = None
+        if settings.get("mode") == "moves":
+            text = str(settings.get("moves", ""))
+            if not text.isdecimal() or not 1 <= int(text) <= self.max_walk:
+                raise LevelError(f"The number of random moves must be from 1 to {self.max_walk}.")
+            walk = int(text)
+        return from_code(position_code((rows, cols), shuffle(rows, cols, rng, walk)))
+
+    def board_shape(self, level: Level) -> tuple[int, int]:
+        return (level.rows, level.cols)
+
+    def use_disk_tables(self, folder: Path) -> None:
+        from webapp.games.sliding import pdb
+
+        pdb.use_folder(folder)
+
+    def disk_tables_ready(self, folder: Path) -> bool:
+        from webapp.games.sliding import pdb
+
+        return pdb.databases_ready(4, 4, folder)
+
+    def build_disk_tables(self, folder: Path) -> None:
+        from webapp.games.sliding import pdb
+
+        pdb.ensure_databases(folder)
+
+    def warm_up(self) -> None:
+        from webapp.games.sliding.warmup import warm_up
+
+        warm_up()
+
+
+def _size(settings: Mapping[str, str], name: str) -> int:
+    value = str(settings.get(name, ""))
+    if not value.isdecimal() or not 2 <= int(value) <= 8:
+        raise LevelError(f"The board's {name} must be a number from 2 to 8.")
+    return int(value)
 
 
 GAME = Sliding()

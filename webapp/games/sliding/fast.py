@@ -55,7 +55,7 @@ def _fast(level: Level, board: Board, monitor: Monitor) -> Result:
     if board == goal(level.rows, level.cols):
         return monitor.result("solved", moves=[], optimal=False)
     rows, cols = level.rows, level.cols
-    _warm_up()
+    warm_up_beam()
     started = monitor.elapsed
     width, widest = BEAM_WIDTHS
     depth_cap = 16 * rows * cols  # far above any beam's answer: a safety net, no more
@@ -182,7 +182,7 @@ def beam_search(
 
 
 @lru_cache(maxsize=1)
-def _warm_up() -> None:
+def warm_up_beam() -> None:
     """Load (or, on a new install, compile) the beam kernels once per process, on a tiny
     board, so the time of the first real beam predicts the next one's."""
     beam_search(2, 3, (4, 1, 3, 0, 2, 5), 4, 30, Monitor(Limits(), None))

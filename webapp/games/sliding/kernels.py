@@ -320,17 +320,3 @@ def _emit(k, c, boards, holes, cand_parent, cand_cell, cand_manhattan, cand_conf
     out_conflicts[k] = cand_conflict[c]
     out_keys[k] = cand_key[c]
     out_parent[k] = i
-
-
-def warm_up() -> None:
-    """Compile (or load from the cache) every kernel here through the code that calls it,
-    on tiny inputs, so a player's first solve does not wait for the compiler."""
-    from webapp.games.sliding.fast import _warm_up
-    from webapp.games.sliding.pdb import _joined_cache, pdb_idastar
-    from webapp.search import Limits, Monitor
-
-    _warm_up()
-    empty = [bytes(16**6), bytes(16**6), bytes(16**3)]  # all zero: any board looks solved
-    one_move = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0, 15)
-    pdb_idastar(one_move, empty, Monitor(Limits(), None))
-    _joined_cache.clear()  # the 32 MB of zeros are not worth keeping

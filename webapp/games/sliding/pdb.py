@@ -40,17 +40,26 @@ BASE = 1 << BASE_BITS
 Progress = Callable[[str], None]
 
 
-def instance_dir() -> Path:
-    """Where databases are kept: $PUZZLE_LAB_INSTANCE, else instance/ at the repository root."""
-    configured = os.environ.get("PUZZLE_LAB_INSTANCE")
-    if configured:
-        return Path(configured)
-    return Path(__file__).resolve().parents[3] / "instance"
+#: The folder databases are kept in, given by whoever runs the solvers (``use_folder``); with
+#: none, a database is built in memory and kept there only.
+_folder: Path | None = None
 
 
-def database_path(rows: int, cols: int, pattern: tuple[int, ...]) -> Path:
+def use_folder(folder: Path | str | None) -> None:
+    """Keep databases in ``folder`` from now on (None: in memory only)."""
+    global _folder
+    _folder = None if folder is None else Path(folder)
+
+
+def database_path(
+    rows: int, cols: int, pattern: tuple[int, ...], folder: Path | None = None
+) -> Path | None:
+    """The file of a database in ``folder`` (the one in use by default); None without one."""
+    folder = folder or _folder
+    if folder is None:
+        return None
     tiles = ".".join(map(str, pattern))
-    return instance_dir() / f"sliding-pdb{FORMAT}-{rows}x{cols}-{tiles}.bin"
+    return folder / f"sliding-pdb{FORMAT}-{rows}x{cols}-{tiles}.bin"
 
 
 # -- building ------------------------------------------------------------------------------
@@ -225,19 +234,20 @@ def reflect_database(
     return np.frombuffer(table, dtype=np.uint8)[source_index].tobytes()
 
 
-_loaded: dict[Path, bytes] = {}
+_loaded: dict[tuple[int, int, tuple[int, ...], Path | None], bytes] = {}
 
 
 def load_database(
     rows: int, cols: int, pattern: tuple[int, ...], progress: Progress | None = None
 ) -> bytes:
-    """The database for ``pattern``: from memory, from the instance folder, or built now."""
+    """The database for ``pattern``: from memory, from the folder in use, or built now."""
     path = database_path(rows, cols, pattern)
-    table = _loaded.get(path)
+    key = (rows, cols, pattern, path)
+    table = _loaded.get(key)
     if table is not None:
         return table
     expected = BASE ** len(pattern)
-    if path.exists() and path.stat().st_size == expected:
+    if path is not None and path.exists() and path.stat().st_size == expected:
         table = path.read_bytes()
     else:
         source = _reflection_source(rows, cols, pattern)
@@ -245,26 +255,32 @@ def load_database(
             table = reflect_database(rows, cols, source, load_database(rows, cols, source), pattern)
         else:
             table = build_database(rows, cols, pattern, progress)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".tmp{os.getpid()}")
-        partial.write_bytes(table)
-        partial.replace(path)  # atomic: a reader never sees half a database
-    _loaded[path] = table
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_suffix(f".tmp{os.getpid()}")
+            partial.write_bytes(table)
+            partial.replace(path)  # atomic: a reader never sees half a database
+    _loaded[key] = table
     return table
 
 
 def _available(rows: int, cols: int, pattern: tuple[int, ...]) -> bool:
     path = database_path(rows, cols, pattern)
-    return path in _loaded or path.exists()
+    return (rows, cols, pattern, path) in _loaded or (path is not None and path.exists())
 
 
-def databases_ready(rows: int = 4, cols: int = 4) -> bool:
-    """True when every database of the partition is on disk or in memory."""
+def databases_ready(rows: int = 4, cols: int = 4, folder: Path | None = None) -> bool:
+    """True when every database of the partition is on disk (in ``folder``, or the folder in
+    use) or in memory."""
+    if folder is not None:
+        return all(database_path(rows, cols, p, folder).exists() for p in PARTITION_4X4)
     return all(_available(rows, cols, p) for p in PARTITION_4X4)
 
 
-def ensure_databases(progress: Progress | None = None) -> float:
-    """Load or build the 4x4 databases; the seconds it took."""
+def ensure_databases(folder: Path | None = None, progress: Progress | None = None) -> float:
+    """Load or build the 4x4 databases (into ``folder`` when given); the seconds it took."""
+    if folder is not None:
+        use_folder(folder)
     started = time.monotonic()
     for number, pattern in enumerate(PARTITION_4X4, 1):
 
@@ -359,7 +375,7 @@ def _search(start: Board, monitor: Monitor) -> Result:
         # time limit (a timeout would throw it away); cancellation still stops it.
         monitor.limits = replace(limits, seconds=None)
     try:
-        build_seconds = ensure_databases(report)
+        build_seconds = ensure_databases(progress=report)
     finally:
         monitor.limits = limits
     if not ready:
@@ -506,3 +522,8 @@ def _joined(tables: list[bytes]) -> tuple[Any, Any]:
 
 
 _joined_cache: dict[tuple[int, ...], tuple[Any, Any, list[bytes]]] = {}
+
+
+def forget_joined() -> None:
+    """Drop the tables joined for the compiled search (a warm-up's are not worth keeping)."""
+    _joined_cache.clear()

@@ -2,27 +2,11 @@
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from webapp.games.base import Algorithm, Game, IllegalMove, MoveError
 from webapp.games.sokoban.level import Level, parse_collection
-
-DIRECTIONS = {"l": (0, -1), "u": (-1, 0), "r": (0, 1), "d": (1, 0)}
-
-
-@dataclass(frozen=True)
-class Position:
-    """Where the player and the boxes stand."""
-
-    player: int
-    boxes: frozenset[int]
-
-
-def step_offset(level: Level, direction: str) -> int:
-    dr, dc = DIRECTIONS[direction]
-    return dr * level.width + dc
+from webapp.games.sokoban.position import DIRECTIONS, Position, step_offset, walk
 
 
 class Sokoban(Game[Level, Position]):
@@ -30,6 +14,7 @@ class Sokoban(Game[Level, Position]):
     title = "Sokoban"
     counters = ("moves", "pushes")
     default_algorithm = "fast"
+    order = 10
 
     def parse(self, text: str) -> list[Level]:
         return parse_collection(text)
@@ -108,6 +93,11 @@ class Sokoban(Game[Level, Position]):
 
         return ALGORITHMS
 
+    def warm_up(self) -> None:
+        from webapp.games.sokoban.warmup import warm_up
+
+        warm_up()
+
     def render_text(self, level: Level, state: Position) -> str:
         return level.xsb(state.player, state.boxes)
 
@@ -121,31 +111,6 @@ class Sokoban(Game[Level, Position]):
         if not (0 <= row < level.height and 0 <= column < level.width):
             return []
         return walk(level, state, row * level.width + column) or []
-
-
-def walk(level: Level, state: Position, target: int) -> list[str] | None:
-    """The steps of a shortest walk to ``target`` around the boxes, or None if none exists."""
-    if target not in level.floor or target in state.boxes:
-        return None
-    came: dict[int, tuple[int, str] | None] = {state.player: None}
-    queue = deque([state.player])
-    while queue:
-        cell = queue.popleft()
-        if cell == target:
-            path = []
-            link = came[cell]
-            while link is not None:
-                cell, step = link
-                path.append(step)
-                link = came[cell]
-            return path[::-1]
-        for direction in DIRECTIONS:
-            nxt = cell + step_offset(level, direction)
-            if nxt in came or nxt not in level.floor or nxt in state.boxes:
-                continue
-            came[nxt] = (cell, direction)
-            queue.append(nxt)
-    return None
 
 
 GAME = Sokoban()

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator
 
-from webapp.games.sokoban import Position
 from webapp.games.sokoban.level import Level
+from webapp.games.sokoban.position import Position
 
 #: A distance larger than any real push count: "this box can never get there".
 FAR = 1_000_000

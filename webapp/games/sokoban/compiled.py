@@ -15,8 +15,8 @@ from collections.abc import Generator
 
 import numpy as np
 
-from webapp.games.sokoban import Position
 from webapp.games.sokoban.board import FAR, Board, cells_of, lowest_cell
+from webapp.games.sokoban.position import Position
 from webapp.games.sokoban.rooms import GoalRoom
 from webapp.search import Stop
 

@@ -713,26 +713,3 @@ def rehash(hashes, stored, table):  # pragma: no cover - compiled
         while table[slot] != 0:
             slot = (slot + 1) & mask
         table[slot] = state + 1
-
-
-def warm_up() -> None:
-    """Compile (or load from the cache) the kernels here with the argument types the solver
-    gives them, so a player's first solve does not wait for the compiler."""
-    table = np.array([[1, 2], [2, 1], [3, 3]], dtype=np.int64)
-    assert assignment(table, np.array([0, 1], dtype=np.int64)) == 2
-    # The compiled forward search, on a level small enough to solve at once.
-    from webapp.games.sokoban import GAME
-    from webapp.games.sokoban.board import Board
-    from webapp.games.sokoban.compiled import CompiledSearch
-    from webapp.games.sokoban.solver import _start
-
-    level = GAME.parse("#######\n#.$ $.#\n#  @  #\n#######")[0]
-    board = Board(level)
-    search = CompiledSearch(board, GAME.start(level), 10, memory_mb=16)
-    assert _start(board, GAME.start(level))[2] in search  # compiles the lookup
-    running = search.search()
-    try:
-        while True:
-            next(running)
-    except StopIteration as finished:
-        assert finished.value[0]

@@ -15,11 +15,11 @@ from itertools import count
 import numpy as np
 
 from webapp.games.base import Algorithm
-from webapp.games.sokoban import Position, walk
 from webapp.games.sokoban.board import FAR, Board, cells_of, lowest_cell
 from webapp.games.sokoban.compiled import MEMORY_SHARE, CompiledSearch
 from webapp.games.sokoban.level import Level
 from webapp.games.sokoban.matching import Duals, assignment_cost, reassign, solve_assignment
+from webapp.games.sokoban.position import Position, walk
 from webapp.games.sokoban.rooms import SMALLEST_ROOM, GoalRoom, goal_rooms, push_path
 from webapp.search import Monitor, Result, run_search
 

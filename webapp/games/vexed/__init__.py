@@ -19,6 +19,7 @@ class Vexed(Game[Level, Board]):
     title = "Vexed"
     counters = ("moves",)
     default_algorithm = "fast"
+    order = 30
 
     def parse(self, text: str) -> list[Level]:
         return parse_collection(text)
@@ -82,6 +83,15 @@ class Vexed(Game[Level, Board]):
         from webapp.games.vexed.solver import ALGORITHMS
 
         return ALGORITHMS
+
+    def frames(self, level: Level, state: Board, move: str) -> list[Board]:
+        """The board after the slide, after each fall and after each vanishing."""
+        return settle_frames(level, state, move)[:-1]
+
+    def warm_up(self) -> None:
+        from webapp.games.vexed.warmup import warm_up
+
+        warm_up()
 
 
 def settle_frames(level: Level, state: Board, move: str) -> list[Board]:

@@ -907,16 +907,3 @@ def astar(
             return GROW
         if state[EXPANDED] >= stop_at:
             return RUNNING
-
-
-def warm_up() -> None:
-    """Compile (or load from the cache) every kernel here through the solver that calls
-    them, on a small real level, so a player's first solve does not wait for the compiler."""
-    from webapp.games.vexed import GAME
-    from webapp.games.vexed.solver import solve_fast
-    from webapp.search import Limits, Monitor
-
-    rows = ["#######", "#a___a#", "#######"]  # two blocks three cells apart: 3 moves
-    level = GAME.parse("Vexed level\ntitle: warm-up\n--\n" + "\n".join(rows) + "\n")[0]
-    result = solve_fast(level, GAME.start(level), Monitor(Limits(), None))
-    assert result.status == "solved", result

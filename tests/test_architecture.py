@@ -1,0 +1,163 @@
+"""The map of docs/ARCHITECTURE.md, checked: imports run one way, and only a game's own folders
+know the game.
+
+Every import counts, those inside functions too: an import moved into a function still runs,
+and hiding a cycle there is what these tests are for. Imports under ``if TYPE_CHECKING:`` do not
+run and are left out.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "webapp"
+GAME_NAMES = ("sokoban", "sliding", "vexed", "blocks")
+NAMED = re.compile(r"\b(" + "|".join(GAME_NAMES) + r")\b")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _type_checking_only(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    while node in parents:
+        node = parents[node]
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            return True
+    return False
+
+
+def imports_of(path: Path, known: dict[str, Path]) -> set[str]:
+    """The project modules a file imports (``from a import b`` names a.b when it is a module)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if _type_checking_only(node, parents):
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name in known)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                target = f"{node.module}.{alias.name}"
+                if target in known:
+                    found.add(target)
+                elif node.module in known:
+                    found.add(node.module)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    known = modules()
+    return {name: imports_of(path, known) - {name} for name, path in known.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle through each strongly connected group of modules (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def test_no_import_cycle_between_modules():
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def game_of(module: str) -> str | None:
+    """The game package a module belongs to (a package under webapp/games/), or None."""
+    parts = module.split(".")
+    if parts[:2] == ["webapp", "games"] and len(parts) > 2:
+        if (PACKAGE / "games" / parts[2] / "__init__.py").exists():
+            return parts[2]
+    return None
+
+
+def test_only_a_game_imports_its_own_package():
+    graph = import_graph()
+    stray = [
+        f"{source} imports {target}"
+        for source, targets in graph.items()
+        for target in targets
+        if game_of(target) is not None and game_of(target) != game_of(source)
+    ]
+    assert stray == []
+
+
+def _python_literals(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    ]
+
+
+def shared_files() -> list[Path]:
+    """Every file of the web app that is not one game's own."""
+    own = [PACKAGE / "games" / name for name in GAME_NAMES]
+    own += [ROOT / "templates" / name for name in GAME_NAMES]
+    own += [ROOT / "static" / "games" / name for name in GAME_NAMES]
+    found = []
+    for folder in (PACKAGE, ROOT / "templates", ROOT / "static"):
+        for path in sorted(folder.rglob("*")):
+            if not path.is_file() or any(path.is_relative_to(mine) for mine in own):
+                continue
+            if path.suffix in {".py", ".html", ".js", ".css"} and "vendor" not in path.parts:
+                found.append(path)
+    return found
+
+
+def test_no_shared_file_names_a_game():
+    offenders = []
+    for path in shared_files():
+        if path.suffix == ".py":
+            lines = _python_literals(path)
+        else:
+            lines = list(enumerate(path.read_text(encoding="utf-8").splitlines(), 1))
+        for number, text in lines:
+            if NAMED.search(text):
+                offenders.append(f"{path.relative_to(ROOT)}:{number}: {NAMED.search(text)[0]}")
+    assert offenders == []

@@ -1,0 +1,183 @@
+"""Finding a level from its address, and loading and saving a player's game on it.
+
+The views call these; they speak to a game only through ``webapp.games.base.Game``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flask import current_app, request, url_for
+
+from webapp import catalog, games, pictures
+from webapp.catalog import CUSTOM, POSITION, LevelRef
+from webapp.db import get_store
+from webapp.errors import BadRequest
+from webapp.games.base import Game, IllegalMove, LevelError, MoveError
+from webapp.play import Play, StateCache
+from webapp.players import player_id
+from webapp.solvers import get_tables
+from webapp.store import SavedGame
+
+_CUSTOM_ID = re.compile(r"^[0-9a-f]{12}$")
+
+
+@dataclass
+class Found:
+    game: Game
+    ref: LevelRef
+    level: Any
+    title: str
+    next_ref: LevelRef | None = None
+    collection_title: str = ""
+    previous_ref: LevelRef | None = None
+    number: int = 0
+    total: int = 0
+
+    @property
+    def board_key(self) -> str:
+        """The key of this board among a player's solves, e.g. ``<game>/<collection>/3``."""
+        return f"{self.game.name}/{self.ref.key}"
+
+
+def get_game(name: str) -> Game:
+    try:
+        return games.get(name)
+    except KeyError:
+        raise BadRequest(f"There is no game called {name!r}.", 404) from None
+
+
+def find_level(game_name: str, collection: str, ident: str) -> Found:
+    game = get_game(game_name)
+    if collection == POSITION and game.has_position_codes:
+        try:
+            level = game.from_code(ident)
+        except LevelError as error:
+            raise BadRequest(f"This address names no {game.title} position: {error}", 404) from None
+        ref = LevelRef(game.name, POSITION, custom_id=game.position_code(level))
+        if ref.custom_id != ident:
+            raise BadRequest("This address names no position.", 404)
+        return Found(game, ref, level, game.position_title(level), collection_title="Positions")
+    if collection == CUSTOM:
+        if not _CUSTOM_ID.match(ident):
+            raise BadRequest(f"{ident!r} is not a level id.", 404)
+        text = get_store().load_level(game.name, ident)
+        if text is None:
+            raise BadRequest("No level has that id. Paste it again to get its link.", 404)
+        try:
+            level = game.parse(text)[0]
+        except LevelError as error:
+            raise BadRequest(f"This shared level cannot be played any more: {error}", 410) from None
+        ref = LevelRef(game.name, CUSTOM, custom_id=ident)
+        title = catalog.level_title(game, level, "Your level")
+        return Found(game, ref, level, title, collection_title="Shared levels")
+    found = catalog.collection(game.name, collection)
+    if found is None:
+        raise BadRequest(f"{game.title} has no collection called {collection!r}.", 404)
+    total = len(found.levels)
+    if not ident.isdecimal() or not 1 <= int(ident) <= total:
+        raise BadRequest(
+            f"{found.title} has levels 1 to {total}; there is no level {ident[:20]!r}.", 404
+        )
+    number = int(ident)
+    level = found.levels[number - 1]
+    ref = LevelRef(game.name, found.slug, number)
+    following = LevelRef(game.name, found.slug, number + 1) if number < total else None
+    previous = LevelRef(game.name, found.slug, number - 1) if number > 1 else None
+    title = catalog.level_title(game, level, f"{found.title} {number}")
+    return Found(game, ref, level, title, following, found.title, previous, number, total)
+
+
+#: Positions derived for recent games, so long games do not replay from the start each move.
+STATES = StateCache()
+
+
+def load_play(found: Found) -> Play:
+    """The player's game on this level. A stored history the rules no longer accept (the
+    level changed under it) is kept as it is: the game shows the position before the first
+    move refused, says so (``play.broken``), and is never saved over until the player
+    restarts or undoes on purpose."""
+    saved = get_store().load_game(player_id(), found.game.name, found.ref.key)
+    key = (player_id(), found.game.name, found.ref.key)
+    play = Play(found.game, found.level, cache=STATES, cache_key=key)
+    if saved is not None:
+        play.history, play.cursor = saved.history, min(saved.cursor, len(saved.history))
+        try:
+            play.state  # noqa: B018 - replay now, so a history the rules refuse is caught here
+        except (IllegalMove, MoveError):
+            play.mark_broken()
+    return play
+
+
+def save_play(found: Found, play: Play) -> None:
+    """Store the game, and the win with its figures (unless it was assisted)."""
+    if play.broken:
+        return  # a history that no longer replays is kept as it is
+    get_store().save_game(
+        player_id(), found.game.name, found.ref.key, SavedGame(play.history, play.cursor)
+    )
+    if play.solved and play.moves:
+        get_store().record_win(player_id(), found.game.name, found.ref.key, play.figures)
+
+
+def replay_url(ref: LevelRef, play: Play) -> str:
+    moves = play.move_string()
+    return ref.path + ("?moves=" + moves if moves else "")
+
+
+# -- pictures ---------------------------------------------------------------------------------
+def picture_folder() -> Path:
+    return Path(current_app.instance_path) / "pictures"
+
+
+def chosen_picture() -> str:
+    """The picture the request names (query or form), if it is one we have; else the default."""
+    picture = request.values.get("picture", "")
+    if picture in pictures.BUILT_IN:
+        return picture
+    if pictures.upload_path(picture_folder(), picture) is not None:
+        return picture
+    return pictures.DEFAULT
+
+
+def picture_url(picture: str) -> str:
+    if picture in pictures.BUILT_IN:
+        return url_for("static", filename=f"pictures/{picture}.svg")
+    return url_for("web.uploaded_picture", picture=picture)
+
+
+def picture_context(game: Game) -> dict[str, Any]:
+    if not game.uses_pictures:
+        return {}
+    picture = chosen_picture()
+    return {"picture": picture, "picture_url": picture_url(picture), "pictures": pictures.BUILT_IN}
+
+
+# -- what a level page shows ------------------------------------------------------------------
+def play_context(found: Found, play: Play, message: str = "") -> dict[str, Any]:
+    game, level = found.game, found.level
+    best = get_store().best(player_id(), game.name, found.ref.key)
+    tables, pending = get_tables().get(game, level)
+    frames: list[Any] = []
+    if play.moves and not play.broken and request.form.get("action") == "move":
+        before = game.replay(level, play.moves[:-1])
+        frames = game.frames(level, before, play.moves[-1])
+    return {
+        **picture_context(game),
+        **game.page_figures(level, play.state, tables),
+        "tables_pending": pending,
+        "optimum": catalog.known_optimum(game, level),
+        "frames": frames,
+        "game": game,
+        "found": found,
+        "level": level,
+        "play": play,
+        "state": play.state,
+        "figures": play.figures,
+        "best": best,
+        "message": message or play.broken,
+        "replay_url": replay_url(found.ref, play),
+    }

@@ -1,0 +1,69 @@
+"""The solver service, in the flaskr way: ``init_app(app)`` makes the app's Runner (solves and
+hints in child processes) and its Tables; views reach them with ``get_runner()`` and
+``get_tables()``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from flask import Flask, current_app
+
+from webapp import games
+from webapp.runner import Runner
+from webapp.search import Limits
+from webapp.tables import Tables
+
+
+def init_app(app: Flask) -> None:
+    config = app.config
+    runner = Runner(
+        max_running=config.get("SOLVE_MAX_RUNNING"),
+        orphan_grace=float(config.get("SOLVE_ORPHAN_GRACE", 10)),
+        max_queued=int(config.get("SOLVE_MAX_QUEUED", 32)),
+        per_owner=int(config.get("SOLVE_PER_PLAYER", 3)),
+    )
+    app.extensions["puzzlelab.runner"] = runner
+    app.extensions["puzzlelab.tables"] = Tables(runner.call)
+    if not config.get("TESTING") and config.get("PREBUILD_TABLES", True):
+        prebuild_disk_tables(Path(app.instance_path))
+
+
+def get_runner() -> Runner:
+    return current_app.extensions["puzzlelab.runner"]
+
+
+def get_tables() -> Tables:
+    return current_app.extensions["puzzlelab.tables"]
+
+
+def web_limits() -> Limits:
+    """The solver's limits, unless the config sets others (docs/DEPLOY.md)."""
+    config = current_app.config
+    return Limits(
+        seconds=float(config.get("SOLVE_TIME_LIMIT", Limits.seconds)),
+        nodes=int(config.get("SOLVE_NODE_LIMIT", Limits.nodes)),
+        memory_mb=int(config.get("SOLVE_MEMORY_MB", Limits.memory_mb)),
+    )
+
+
+def hint_limits() -> Limits:
+    """A hint's search: a few seconds, a gigabyte."""
+    seconds = float(current_app.config.get("HINT_TIME_LIMIT", 5))
+    return Limits(seconds=seconds, nodes=None, memory_mb=1024)
+
+
+def prebuild_disk_tables(folder: Path) -> None:
+    """Build the tables solvers keep on disk (the 15-puzzle's pattern databases) once, in a
+    low-priority child process, so the first player to ask for such a solve does not wait
+    a minute for them."""
+    for game in games.all_games():
+        if game.has_disk_tables and not game.disk_tables_ready(folder):
+            subprocess.Popen(
+                [sys.executable, "-m", "webapp", "tables", game.name, str(folder)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                preexec_fn=lambda: os.nice(15),
+            )
