@@ -7,11 +7,13 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
+from urllib.parse import urlencode
 
 import pytest
 
-from tests.conftest import ROOT, Player, csrf_of, free_port
+from tests.conftest import ROOT, Player, Server, csrf_of, free_port
 from tests.postgres import PostgresServer
 from webapp import create_app
 from webapp.db import UNREACHABLE
@@ -318,3 +320,24 @@ def test_a_move_while_postgres_is_down_is_a_503_and_the_game_is_intact(
         postgres.start()
     assert '<b id="count-moves">1</b>' in me.client.get(me.path).text
     assert '<b id="count-moves">2</b>' in me.act("move", moves="r").text
+
+
+def test_a_move_the_server_answered_survives_the_server_killed_on_postgres(tmp_path, postgres_url):
+    """gunicorn on PostgreSQL, killed (SIGKILL) right after answering a move, and started again."""
+    server = Server(tmp_path / "instance", DATABASE_URL=postgres_url)
+    server.start()
+    try:
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        level = server.url + "/sokoban/first-steps/2"
+        token = csrf_of(browser.open(level).read().decode())
+        move = urllib.request.Request(
+            level + "/play",
+            data=urlencode({"action": "move", "moves": "dr"}).encode(),
+            headers={"X-CSRF-Token": token, "HX-Request": "true"},
+        )
+        assert '<b id="count-moves">2</b>' in browser.open(move).read().decode()
+        server.kill()
+        server.start()
+        assert '<b id="count-moves">2</b>' in browser.open(level).read().decode()
+    finally:
+        server.stop()
