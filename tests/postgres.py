@@ -12,13 +12,14 @@ import os
 import pwd
 import re
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.conftest import free_port
 
 #: Debian installs each major version's server programs here.
 BINARIES = "/usr/lib/postgresql/*/bin"
@@ -38,12 +39,6 @@ def server_binaries() -> Path:
             "(make test installs it as root)"
         )
     return found[-1]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class PostgresServer:
