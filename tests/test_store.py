@@ -20,6 +20,7 @@ from webapp.db import UNREACHABLE
 from webapp.store import (
     PostgresConnections,
     PostgresStore,
+    Recent,
     SavedGame,
     Store,
     StoreUnavailable,
@@ -114,6 +115,31 @@ def test_a_win_keeps_the_smallest_value_of_each_counter(store, open_store):
     store.record_win("p", *KEY, {"moves": 6, "pushes": 3})
     assert open_store().best("p", *KEY) == {"moves": 5, "pushes": 1}
     assert open_store().best("q", *KEY) is None
+
+
+def test_a_game_saved_with_its_win_keeps_both_or_neither(store, open_store, monkeypatch):
+    store.save_game("p", *KEY, SavedGame(["r"], 1), win={"moves": 1, "pushes": 1})
+    other = open_store()
+    assert other.load_game("p", *KEY) == SavedGame(["r"], 1)
+    assert other.best("p", *KEY) == {"moves": 1, "pushes": 1}
+
+    def failing(*args: object) -> None:
+        raise RuntimeError("the win could not be written")
+
+    monkeypatch.setattr(store, "_merge_win", failing)
+    with pytest.raises(RuntimeError):
+        store.save_game("q", *KEY, SavedGame(["r", "l", "r"], 3), win={"moves": 3})
+    assert other.load_game("q", *KEY) is None  # the game went with its win
+    store.save_game("q", *KEY, SavedGame(["r", "l"], 2))  # and the store carries on
+    assert other.load_game("q", *KEY) == SavedGame(["r", "l"], 2)
+
+
+def test_recent_keeps_the_win_saved_with_a_game(tmp_path):
+    path = str(tmp_path / "db.sqlite3")
+    store = Store(connect(path), Recent())
+    assert store.best("p", *KEY) is None  # now kept as "not solved"
+    store.save_game("p", *KEY, SavedGame(["r"], 1), win={"moves": 1})
+    assert store.best("p", *KEY) == {"moves": 1} == Store(connect(path)).best("p", *KEY)
 
 
 def test_results_cover_every_level_asked_for_in_chunks(store):

@@ -191,22 +191,44 @@ class Store:
             self.recent.put(key, copy, read_after=writes)
         return saved
 
-    def save_game(self, player: str, game: str, level: str, saved: SavedGame) -> None:
+    def save_game(
+        self,
+        player: str,
+        game: str,
+        level: str,
+        saved: SavedGame,
+        win: dict[str, int] | None = None,
+    ) -> None:
+        """Keep the game; with ``win`` (the figures of the win it ends in), record the win in
+        the same transaction, so the game is never saved solved without its result."""
         if self.recent is None:
-            self._save_game(player, game, level, saved)
+            self._save_game(player, game, level, saved, win)
             return
         with self.recent.writing:
-            self._save_game(player, game, level, saved)
+            best = self._save_game(player, game, level, saved, win)
             copy = SavedGame(list(saved.history), saved.cursor)
             self.recent.put(("game", player, game, level), copy)
+            if best is not None:
+                self.recent.put(("best", player, game, level), dict(best))
 
-    def _save_game(self, player: str, game: str, level: str, saved: SavedGame) -> None:
-        self.run(
+    def _save_game(
+        self, player: str, game: str, level: str, saved: SavedGame, win: dict[str, int] | None
+    ) -> dict[str, int] | None:
+        sql = (
             "INSERT INTO games (player, game, level, history, cursor, updated) "
             "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (player, game, level) DO UPDATE SET "
-            "history=excluded.history, cursor=excluded.cursor, updated=excluded.updated",
-            (player, game, level, json.dumps(saved.history), saved.cursor, self.clock()),
+            "history=excluded.history, cursor=excluded.cursor, updated=excluded.updated"
         )
+        row = (player, game, level, json.dumps(saved.history), saved.cursor, self.clock())
+        if win is None:
+            self.run(sql, row)  # one statement, its own transaction: the common move
+            return None
+
+        def save_both(statements: Statements) -> dict[str, int]:
+            statements.run(sql, row)
+            return self._merge_win(statements, player, game, level, win)
+
+        return self.transaction(save_both)
 
     def started(self, player: str, game: str) -> set[str]:
         rows = self.query(
@@ -227,29 +249,32 @@ class Store:
     def _record_win(
         self, player: str, game: str, level: str, figures: dict[str, int]
     ) -> dict[str, int]:
+        return self.transaction(
+            lambda statements: self._merge_win(statements, player, game, level, figures)
+        )
+
+    def _merge_win(
+        self, statements: Statements, player: str, game: str, level: str, figures: dict[str, int]
+    ) -> dict[str, int]:
+        """Within a transaction: fold one win's figures into the best ones; the new best."""
         key = (player, game, level)
-
-        def merge(statements: Statements) -> dict[str, int]:
-            # The row exists before it is read, so ``lock_row`` has a row to hold.
-            statements.run(
-                "INSERT INTO results (player, game, level, best, solved) VALUES (?, ?, ?, ?, ?) "
-                "ON CONFLICT (player, game, level) DO NOTHING",
-                (*key, "{}", self.clock()),
-            )
-            row = statements.query(
-                "SELECT best FROM results WHERE player=? AND game=? AND level=?" + self.lock_row,
-                key,
-            )[0]
-            best = json.loads(row["best"])
-            for counter, value in figures.items():
-                best[counter] = min(value, best.get(counter, value))
-            statements.run(
-                "UPDATE results SET best=? WHERE player=? AND game=? AND level=?",
-                (json.dumps(best), *key),
-            )
-            return best
-
-        return self.transaction(merge)
+        # The row exists before it is read, so ``lock_row`` has a row to hold.
+        statements.run(
+            "INSERT INTO results (player, game, level, best, solved) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (player, game, level) DO NOTHING",
+            (*key, "{}", self.clock()),
+        )
+        row = statements.query(
+            "SELECT best FROM results WHERE player=? AND game=? AND level=?" + self.lock_row, key
+        )[0]
+        best = json.loads(row["best"])
+        for counter, value in figures.items():
+            best[counter] = min(value, best.get(counter, value))
+        statements.run(
+            "UPDATE results SET best=? WHERE player=? AND game=? AND level=?",
+            (json.dumps(best), *key),
+        )
+        return best
 
     def best(self, player: str, game: str, level: str) -> dict[str, int] | None:
         """This player's best figures on one level, or None if they have not solved it."""
