@@ -13,10 +13,10 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.conftest import ROOT, Player, Server, csrf_of, free_port
+from tests.conftest import ROOT, Player, Server, csrf_of, free_port, wait_until
 from tests.postgres import PostgresServer
 from webapp import create_app
-from webapp.db import UNREACHABLE
+from webapp.db import UNREACHABLE, start_expiry
 from webapp.store import (
     PostgresConnections,
     PostgresStore,
@@ -168,6 +168,16 @@ def test_old_games_and_unused_pasted_levels_expire_and_the_rest_stays(store, ope
     assert other.load_level("sokoban", "bbbbbbbbbbbb") is None
     assert other.load_level("sokoban", "cccccccccccc") is not None
     assert store.expire(180, now=LATER) == (0, 0)
+
+
+def test_the_sweep_expires_old_games_on_its_own_thread(database, store, open_store):
+    store.clock = lambda: time.time() - 200 * 86400
+    store.save_game("old", *KEY, SavedGame(["r"], 1))
+    store.clock = time.time
+    store.save_game("current", *KEY, SavedGame(["d"], 1))
+    start_expiry(open_store, 180, shared=database.startswith("postgresql://"))
+    assert wait_until(lambda: store.load_game("old", *KEY) is None)
+    assert store.load_game("current", *KEY) == SavedGame(["d"], 1)
 
 
 def test_saving_a_pasted_level_again_keeps_the_first(store, open_store):
