@@ -336,6 +336,10 @@ class Store:
 
 
 # -- PostgreSQL -------------------------------------------------------------------------------
+#: The advisory lock that creating the schema holds: any number, the same in every process.
+SCHEMA_LOCK = 7_150_021
+
+
 class PostgresConnections:
     """Connections to one PostgreSQL database, shared by this process's threads: at most
     ``size`` open, each lent to one statement or transaction at a time and then given back.
@@ -371,7 +375,7 @@ class PostgresConnections:
             try:
                 with conn.transaction():
                     # Web processes starting together would race to create the same tables.
-                    conn.execute("SELECT pg_advisory_xact_lock(2024112501)")
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
                     conn.execute(SCHEMA)
             except BaseException:
                 conn.close()
@@ -441,6 +445,7 @@ class PostgresStore(Store):
     lock_row = " FOR UPDATE"
 
     def __init__(self, connections: PostgresConnections):
+        # No ``conn``: every call borrows a connection from ``connections`` and gives it back.
         self.connections = connections
         self.recent = None
         self.clock = time.time
