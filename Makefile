@@ -30,8 +30,9 @@ run: warm
 	$(VENV)/bin/gunicorn --workers 1 --threads 128 --bind $(HOST):$(PORT) \
 		--graceful-timeout 5 wsgi:app
 
-# The Debian packages the tests need beyond Python: the program each provides, then the package.
-SYSTEM_NEEDS := /usr/bin/chromium:chromium
+# The Debian packages the tests need beyond Python: the program each provides, then the package
+# (Debian 12's postgresql is version 15; tests/postgres.py finds whichever version is there).
+SYSTEM_NEEDS := /usr/bin/chromium:chromium /usr/lib/postgresql/15/bin/initdb:postgresql
 
 # Install whichever of SYSTEM_NEEDS is missing: with apt-get as root, or else say what to install.
 system-packages:

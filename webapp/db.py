@@ -1,7 +1,11 @@
 """The store for each request, in the flaskr way: ``init_app(app)`` once, ``get_store()`` in a view.
 
-Connections are kept per thread and database (a server thread serves many requests); the
-sweep of old games runs on a background thread of its own.
+The engine is a setting: ``DATABASE_URL`` (``PUZZLE_LAB_DATABASE_URL``, e.g.
+``postgresql://puzzlelab@127.0.0.1:5432/puzzlelab``) selects PostgreSQL; without it games
+live in SQLite at ``DATABASE``, in the instance folder. SQLite connections are kept per
+thread and database file (a server thread serves many requests); PostgreSQL connections are
+shared by the threads (``PostgresConnections``). The sweep of old games runs on a background
+thread of its own.
 """
 
 from __future__ import annotations
@@ -9,45 +13,83 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 
-from flask import Flask, current_app, g
+from flask import Flask, current_app, g, render_template, request
 
-from webapp.store import Recent, Store, connect
+from webapp.store import (
+    PostgresConnections,
+    PostgresStore,
+    Recent,
+    Store,
+    StoreUnavailable,
+    connect,
+)
 
 _connections = threading.local()
 
 #: How often old games are swept out of the store.
 EXPIRY_INTERVAL = 6 * 3600
 
+#: What a player sees when the database cannot be reached.
+UNREACHABLE = "The game store is unreachable; your game is safe. Please try again in a moment."
+
 
 def init_app(app: Flask) -> None:
-    """Create the schema up front, keep the app's ``Recent``, and start the sweep."""
-    connect(app.config["DATABASE"]).close()
-    app.extensions["puzzlelab.recent"] = recent = Recent()
+    """Set up the engine the settings name (creating SQLite's schema up front), keep the
+    app's ``Recent`` (SQLite only), answer StoreUnavailable with a 503, and start the sweep."""
+    url = app.config.get("DATABASE_URL")
+    if url:
+        postgres = PostgresConnections(
+            url,
+            size=int(app.config.get("DATABASE_CONNECTIONS", 8)),
+            connect_timeout=int(app.config.get("DATABASE_CONNECT_TIMEOUT", 5)),
+        )
+        app.extensions["puzzlelab.postgres"] = postgres
+
+        def make_store() -> Store:
+            return PostgresStore(postgres)
+    else:
+        connect(app.config["DATABASE"]).close()
+        app.extensions["puzzlelab.recent"] = recent = Recent()
+        path = app.config["DATABASE"]
+
+        def make_store() -> Store:
+            return Store(connect(path), recent)
+
+    app.register_error_handler(StoreUnavailable, store_unavailable)
     if not app.config.get("TESTING"):
-        start_expiry(app.config["DATABASE"], float(app.config.get("EXPIRE_DAYS", 180)), recent)
+        start_expiry(make_store, float(app.config.get("EXPIRE_DAYS", 180)), bool(url))
 
 
-def start_expiry(database: str, days: float, recent: Recent | None = None) -> None:
-    """Sweep games untouched for ``days`` now and every few hours, on a background thread."""
+def start_expiry(make_store: Callable[[], Store], days: float, shared: bool = False) -> None:
+    """Sweep games untouched for ``days`` now and every few hours, on a background thread;
+    ``shared``: the store outlives a sweep (PostgreSQL's connections), else it is closed."""
 
     def sweep_forever() -> None:
         while True:
-            conn = connect(database)
             try:
-                Store(conn, recent).expire(days)
-            except sqlite3.Error:
-                pass  # a busy or locked database: the next sweep tries again
-            finally:
-                conn.close()
+                store = make_store()
+                try:
+                    store.expire(days)
+                finally:
+                    if not shared:
+                        store.conn.close()
+            except (sqlite3.Error, StoreUnavailable):
+                pass  # a busy, locked or unreachable database: the next sweep tries again
             time.sleep(EXPIRY_INTERVAL)
 
     threading.Thread(target=sweep_forever, name="expire-games", daemon=True).start()
 
 
 def get_store() -> Store:
-    """The store for this request, on a connection kept per thread and database."""
+    """The store for this request: on PostgreSQL, over the app's shared connections; on
+    SQLite, on a connection kept per thread and database file."""
     if "store" not in g:
+        postgres = current_app.extensions.get("puzzlelab.postgres")
+        if postgres is not None:
+            g.store = PostgresStore(postgres)
+            return g.store
         path = current_app.config["DATABASE"]
         cache = getattr(_connections, "by_path", None)
         if cache is None:
@@ -56,3 +98,13 @@ def get_store() -> Store:
             cache[path] = connect(path)
         g.store = Store(cache[path], current_app.extensions.get("puzzlelab.recent"))
     return g.store
+
+
+def store_unavailable(error: StoreUnavailable) -> tuple[str, int, dict[str, str]]:
+    """A 503 saying the game is safe: every write is one transaction, so a request the
+    database failed wrote nothing. htmx requests get the sentence alone, to flash."""
+    current_app.logger.warning("game store unreachable: %s", error)
+    headers = {"Retry-After": "5"}
+    if request.headers.get("HX-Request"):
+        return UNREACHABLE, 503, {**headers, "Content-Type": "text/plain; charset=utf-8"}
+    return render_template("error.html", message=UNREACHABLE), 503, headers

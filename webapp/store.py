@@ -1,7 +1,10 @@
-"""The embedded SQLite store: players' games in progress, their best results, pasted levels.
+"""The store: players' games in progress, their best results, pasted levels; one set of
+queries over two engines.
 
-Every write is one short transaction in WAL mode, so a move the server acknowledged survives
-the server process being killed right after.
+SQLite (the default, a file in the instance folder) runs every write as one short
+transaction in WAL mode, so a move the server acknowledged survives the server process
+being killed right after. PostgreSQL (``DATABASE_URL``) is for several web processes
+sharing one database; there too every write is one transaction, committed before it returns.
 """
 
 from __future__ import annotations
@@ -11,10 +14,17 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
+import psycopg
+from psycopg.pq import TransactionStatus
+from psycopg.rows import dict_row
+
+# The same text creates both schemas: DOUBLE PRECISION is SQLite's REAL, and PostgreSQL's REAL
+# would round a Unix time to minutes.
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     player  TEXT NOT NULL,
@@ -22,7 +32,7 @@ CREATE TABLE IF NOT EXISTS games (
     level   TEXT NOT NULL,
     history TEXT NOT NULL,   -- JSON list of move tokens; "!" marks a restart
     cursor  INTEGER NOT NULL,
-    updated REAL NOT NULL,
+    updated DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (player, game, level)
 );
 CREATE TABLE IF NOT EXISTS results (
@@ -30,18 +40,24 @@ CREATE TABLE IF NOT EXISTS results (
     game    TEXT NOT NULL,
     level   TEXT NOT NULL,
     best    TEXT NOT NULL,   -- JSON {counter: smallest value in any win}
-    solved  REAL NOT NULL,
+    solved  DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (player, game, level)
 );
 CREATE TABLE IF NOT EXISTS levels (
     game    TEXT NOT NULL,
     id      TEXT NOT NULL,
     text    TEXT NOT NULL,   -- the canonical level text
-    created REAL NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (game, id)
 );
 CREATE INDEX IF NOT EXISTS games_updated ON games (updated);
 """
+
+T = TypeVar("T")
+
+
+class StoreUnavailable(Exception):
+    """The database cannot be reached (or has no connection free); nothing was written."""
 
 
 def connect(path: str) -> sqlite3.Connection:
@@ -67,8 +83,9 @@ class Recent:
     the interpreter again, and the two reads of a move cost more than all its rendering.
 
     Correct while this process is the only writer of games and results (the one server
-    process of docs/DEPLOY.md). Writes still go to SQLite first; a write and its copy here
-    happen together under ``writing``, so the copy never runs behind the database.
+    process of docs/DEPLOY.md), so it is used with SQLite only. Writes still go to SQLite
+    first; a write and its copy here happen together under ``writing``, so the copy never
+    runs behind the database.
     """
 
     def __init__(self, size: int = 20_000):
@@ -114,16 +131,48 @@ class Recent:
 MISSING = object()
 
 
+class Statements(Protocol):
+    """Where a store's statements run: a connection, or one transaction on it."""
+
+    def query(self, sql: str, params: tuple = ()) -> list[Any]: ...
+
+    def run(self, sql: str, params: tuple = ()) -> int: ...
+
+
 class Store:
-    """Queries over one connection; every method is scoped to the player it is given.
+    """The queries, over one SQLite connection; every method is scoped to the player it is given.
 
     With ``recent``, games and single-level results are read from it when it has them.
+    Subclasses run the same SQL (``?`` placeholders) on another engine by overriding
+    ``query``, ``run`` and ``transaction``.
     """
+
+    #: What a transaction that reads and then writes a row adds to its read, to hold the row.
+    lock_row = ""
 
     def __init__(self, conn: sqlite3.Connection, recent: Recent | None = None):
         self.conn = conn
         self.recent = recent
+        #: The time written beside games and levels (a test moves it on to age them).
+        self.clock: Callable[[], float] = time.time
 
+    # -- the engine -------------------------------------------------------------------------
+    def query(self, sql: str, params: tuple = ()) -> list[Any]:
+        """The rows of one statement, by column name."""
+        return self.conn.execute(sql, params).fetchall()
+
+    def run(self, sql: str, params: tuple = ()) -> int:
+        """Run one statement, committed when it returns; the rows it changed."""
+        return self.conn.execute(sql, params).rowcount
+
+    def transaction(self, work: Callable[[Statements], T]) -> T:
+        """Run ``work`` as one transaction, committed when it returns; BEGIN IMMEDIATE takes
+        the write lock first, so two of them never read the same row and both write it."""
+        with self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            return work(self)
+
+    # -- games ------------------------------------------------------------------------------
     def load_game(self, player: str, game: str, level: str) -> SavedGame | None:
         key = ("game", player, game, level)
         if self.recent is not None:
@@ -132,33 +181,62 @@ class Store:
                 # A copy: the caller plays moves onto its history.
                 return None if kept is None else SavedGame(list(kept.history), kept.cursor)
             writes = self.recent.writes("game")
-        row = self.conn.execute(
+        rows = self.query(
             "SELECT history, cursor FROM games WHERE player=? AND game=? AND level=?",
             (player, game, level),
-        ).fetchone()
-        saved = None if row is None else SavedGame(json.loads(row["history"]), row["cursor"])
+        )
+        saved = SavedGame(json.loads(rows[0]["history"]), rows[0]["cursor"]) if rows else None
         if self.recent is not None:
             copy = None if saved is None else SavedGame(list(saved.history), saved.cursor)
             self.recent.put(key, copy, read_after=writes)
         return saved
 
-    def save_game(self, player: str, game: str, level: str, saved: SavedGame) -> None:
+    def save_game(
+        self,
+        player: str,
+        game: str,
+        level: str,
+        saved: SavedGame,
+        win: dict[str, int] | None = None,
+    ) -> None:
+        """Keep the game; with ``win`` (the figures of the win it ends in), record the win in
+        the same transaction, so the game is never saved solved without its result."""
         if self.recent is None:
-            self._save_game(player, game, level, saved)
+            self._save_game(player, game, level, saved, win)
             return
         with self.recent.writing:
-            self._save_game(player, game, level, saved)
+            best = self._save_game(player, game, level, saved, win)
             copy = SavedGame(list(saved.history), saved.cursor)
             self.recent.put(("game", player, game, level), copy)
+            if best is not None:
+                self.recent.put(("best", player, game, level), dict(best))
 
-    def _save_game(self, player: str, game: str, level: str, saved: SavedGame) -> None:
-        self.conn.execute(
+    def _save_game(
+        self, player: str, game: str, level: str, saved: SavedGame, win: dict[str, int] | None
+    ) -> dict[str, int] | None:
+        sql = (
             "INSERT INTO games (player, game, level, history, cursor, updated) "
             "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (player, game, level) DO UPDATE SET "
-            "history=excluded.history, cursor=excluded.cursor, updated=excluded.updated",
-            (player, game, level, json.dumps(saved.history), saved.cursor, time.time()),
+            "history=excluded.history, cursor=excluded.cursor, updated=excluded.updated"
         )
+        row = (player, game, level, json.dumps(saved.history), saved.cursor, self.clock())
+        if win is None:
+            self.run(sql, row)  # one statement, its own transaction: the common move
+            return None
 
+        def save_both(statements: Statements) -> dict[str, int]:
+            statements.run(sql, row)
+            return self._merge_win(statements, player, game, level, win)
+
+        return self.transaction(save_both)
+
+    def started(self, player: str, game: str) -> set[str]:
+        rows = self.query(
+            "SELECT level FROM games WHERE player=? AND game=? AND cursor > 0", (player, game)
+        )
+        return {row["level"] for row in rows}
+
+    # -- results ----------------------------------------------------------------------------
     def record_win(self, player: str, game: str, level: str, figures: dict[str, int]) -> None:
         """Keep, for each counter, the smallest value of any win."""
         if self.recent is None:
@@ -171,20 +249,31 @@ class Store:
     def _record_win(
         self, player: str, game: str, level: str, figures: dict[str, int]
     ) -> dict[str, int]:
-        with self.conn:
-            self.conn.execute("BEGIN IMMEDIATE")
-            row = self.conn.execute(
-                "SELECT best FROM results WHERE player=? AND game=? AND level=?",
-                (player, game, level),
-            ).fetchone()
-            best = json.loads(row["best"]) if row else {}
-            for counter, value in figures.items():
-                best[counter] = min(value, best.get(counter, value))
-            self.conn.execute(
-                "INSERT INTO results (player, game, level, best, solved) VALUES (?, ?, ?, ?, ?) "
-                "ON CONFLICT (player, game, level) DO UPDATE SET best=excluded.best",
-                (player, game, level, json.dumps(best), time.time()),
-            )
+        return self.transaction(
+            lambda statements: self._merge_win(statements, player, game, level, figures)
+        )
+
+    def _merge_win(
+        self, statements: Statements, player: str, game: str, level: str, figures: dict[str, int]
+    ) -> dict[str, int]:
+        """Within a transaction: fold one win's figures into the best ones; the new best."""
+        key = (player, game, level)
+        # The row exists before it is read, so ``lock_row`` has a row to hold.
+        statements.run(
+            "INSERT INTO results (player, game, level, best, solved) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (player, game, level) DO NOTHING",
+            (*key, "{}", self.clock()),
+        )
+        row = statements.query(
+            "SELECT best FROM results WHERE player=? AND game=? AND level=?" + self.lock_row, key
+        )[0]
+        best = json.loads(row["best"])
+        for counter, value in figures.items():
+            best[counter] = min(value, best.get(counter, value))
+        statements.run(
+            "UPDATE results SET best=? WHERE player=? AND game=? AND level=?",
+            (json.dumps(best), *key),
+        )
         return best
 
     def best(self, player: str, game: str, level: str) -> dict[str, int] | None:
@@ -207,43 +296,182 @@ class Store:
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            for row in self.conn.execute(
+            for row in self.query(
                 f"SELECT level, best FROM results WHERE player=? AND game=? AND level IN ({marks})",
                 (player, game, *chunk),
             ):
                 found[row["level"]] = json.loads(row["best"])
         return found
 
-    def started(self, player: str, game: str) -> set[str]:
-        rows = self.conn.execute(
-            "SELECT level FROM games WHERE player=? AND game=? AND cursor > 0", (player, game)
-        )
-        return {row["level"] for row in rows}
-
+    # -- expiry and pasted levels -----------------------------------------------------------
     def expire(self, older_than_days: float, now: float | None = None) -> tuple[int, int]:
         """Forget games nobody has touched for that long, and pasted levels no game uses
         that are as old; the counts removed. A game being played is touched on every move."""
-        cutoff = (now or time.time()) - older_than_days * 86400
-        with self.conn:
-            self.conn.execute("BEGIN IMMEDIATE")
-            games = self.conn.execute("DELETE FROM games WHERE updated < ?", (cutoff,)).rowcount
-            levels = self.conn.execute(
+        cutoff = (now or self.clock()) - older_than_days * 86400
+
+        def sweep(statements: Statements) -> tuple[int, int]:
+            games = statements.run("DELETE FROM games WHERE updated < ?", (cutoff,))
+            levels = statements.run(
                 "DELETE FROM levels WHERE created < ? AND NOT EXISTS (SELECT 1 FROM games "
                 "WHERE games.game = levels.game AND games.level = 'custom/' || levels.id)",
                 (cutoff,),
-            ).rowcount
+            )
+            return games, levels
+
+        removed = self.transaction(sweep)
         if self.recent is not None:
             self.recent.clear()  # it may hold games just removed
-        return games, levels
+        return removed
 
     def save_level(self, game: str, level_id: str, text: str) -> None:
-        self.conn.execute(
-            "INSERT OR IGNORE INTO levels (game, id, text, created) VALUES (?, ?, ?, ?)",
-            (game, level_id, text, time.time()),
+        self.run(
+            "INSERT INTO levels (game, id, text, created) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (game, id) DO NOTHING",
+            (game, level_id, text, self.clock()),
         )
 
     def load_level(self, game: str, level_id: str) -> str | None:
-        row = self.conn.execute(
-            "SELECT text FROM levels WHERE game=? AND id=?", (game, level_id)
-        ).fetchone()
-        return row["text"] if row else None
+        rows = self.query("SELECT text FROM levels WHERE game=? AND id=?", (game, level_id))
+        return rows[0]["text"] if rows else None
+
+
+# -- PostgreSQL -------------------------------------------------------------------------------
+#: The advisory lock that creating the schema holds: any number, the same in every process.
+SCHEMA_LOCK = 7_150_021
+
+
+class PostgresConnections:
+    """Connections to one PostgreSQL database, shared by this process's threads: at most
+    ``size`` open, each lent to one statement or transaction at a time and then given back.
+
+    Not one per thread as with SQLite: a server has 128 threads and may run as several
+    processes, more than PostgreSQL's 100 connections, while a store call holds a connection
+    for well under a millisecond. Not psycopg_pool either: it waits its whole timeout for a
+    server that refuses connections, where this fails at once, so the player sees the 503
+    page now; connections are opened on demand and the schema is created by the first one.
+    """
+
+    def __init__(self, url: str, size: int = 8, wait: float = 10.0, connect_timeout: int = 5):
+        self.url = url
+        self.wait = wait
+        self.connect_timeout = connect_timeout
+        self._idle: list[psycopg.Connection] = []
+        self._lock = threading.Lock()
+        self._free = threading.BoundedSemaphore(size)
+        self._schema_ready = False
+
+    def _open(self) -> psycopg.Connection:
+        try:
+            conn = psycopg.connect(
+                self.url,
+                autocommit=True,
+                row_factory=dict_row,
+                connect_timeout=self.connect_timeout,
+                application_name="puzzle-lab",
+            )
+        except psycopg.Error as error:
+            raise StoreUnavailable(str(error)) from error
+        if not self._schema_ready:
+            try:
+                with conn.transaction():
+                    # Web processes starting together would race to create the same tables.
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+                    conn.execute(SCHEMA)
+            except BaseException:
+                conn.close()
+                raise
+            self._schema_ready = True
+        return conn
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        """A connection for one statement or transaction; broken ones are not given back."""
+        if not self._free.acquire(timeout=self.wait):
+            raise StoreUnavailable("every connection to the game store is busy")
+        try:
+            with self._lock:
+                conn = self._idle.pop() if self._idle else None
+            if conn is None:
+                conn = self._open()
+            try:
+                yield conn
+            finally:
+                if conn.closed or conn.info.transaction_status != TransactionStatus.IDLE:
+                    conn.close()
+                else:
+                    with self._lock:
+                        self._idle.append(conn)
+        finally:
+            self._free.release()
+
+    def forget_idle(self) -> None:
+        """Close the idle connections: after one broke (a restarted server), all may have."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+
+    def close(self) -> None:
+        self.forget_idle()
+
+
+class PostgresStatements:
+    """The statements of one transaction, on the connection it holds."""
+
+    def __init__(self, conn: psycopg.Connection):
+        self.conn = conn
+
+    def query(self, sql: str, params: tuple = ()) -> list[Any]:
+        return self.conn.execute(_psycopg_sql(sql), params).fetchall()
+
+    def run(self, sql: str, params: tuple = ()) -> int:
+        return self.conn.execute(_psycopg_sql(sql), params).rowcount
+
+
+def _psycopg_sql(sql: str) -> str:
+    """The store's SQL with psycopg's placeholders (the store's SQL holds no other ? or %)."""
+    return sql.replace("?", "%s")
+
+
+class PostgresStore(Store):
+    """The same queries on PostgreSQL, for several web processes sharing one database.
+
+    No ``Recent``: another process may have written any row since this one read it, so
+    every read goes to the database. A statement that fails because its connection broke
+    is tried once more on a new one (every write here may safely run twice: upserts, a
+    min-merge, deletes by age); if that fails too, StoreUnavailable.
+    """
+
+    lock_row = " FOR UPDATE"
+
+    def __init__(self, connections: PostgresConnections):
+        # No ``conn``: every call borrows a connection from ``connections`` and gives it back.
+        self.connections = connections
+        self.recent = None
+        self.clock = time.time
+
+    def _retrying(self, work: Callable[[psycopg.Connection], T]) -> T:
+        try:
+            with self.connections.connection() as conn:
+                return work(conn)
+        except psycopg.OperationalError:
+            self.connections.forget_idle()
+        try:
+            with self.connections.connection() as conn:
+                return work(conn)
+        except psycopg.OperationalError as error:
+            self.connections.forget_idle()
+            raise StoreUnavailable(str(error)) from error
+
+    def query(self, sql: str, params: tuple = ()) -> list[Any]:
+        return self._retrying(lambda conn: PostgresStatements(conn).query(sql, params))
+
+    def run(self, sql: str, params: tuple = ()) -> int:
+        return self._retrying(lambda conn: PostgresStatements(conn).run(sql, params))
+
+    def transaction(self, work: Callable[[Statements], T]) -> T:
+        def attempt(conn: psycopg.Connection) -> T:
+            with conn.transaction():
+                return work(PostgresStatements(conn))
+
+        return self._retrying(attempt)
