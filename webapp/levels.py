@@ -16,7 +16,7 @@ from webapp import catalog, games, pictures
 from webapp.catalog import CUSTOM, POSITION, LevelRef
 from webapp.db import get_store
 from webapp.errors import BadRequest
-from webapp.games.base import Game, IllegalMove, LevelError, MoveError
+from webapp.games.base import Game, LevelError
 from webapp.play import Play, StateCache
 from webapp.players import player_id
 from webapp.solvers import get_tables
@@ -105,10 +105,7 @@ def load_play(found: Found) -> Play:
     play = Play(found.game, found.level, cache=STATES, cache_key=key)
     if saved is not None:
         play.history, play.cursor = saved.history, min(saved.cursor, len(saved.history))
-        try:
-            play.state  # noqa: B018 - replay now, so a history the rules refuse is caught here
-        except (IllegalMove, MoveError):
-            play.mark_broken()
+        play.state  # noqa: B018 - replay now: a history the rules refuse marks the game broken
     return play
 
 
@@ -116,11 +113,9 @@ def save_play(found: Found, play: Play) -> None:
     """Store the game, and the win with its figures (unless it was assisted)."""
     if play.broken:
         return  # a history that no longer replays is kept as it is
-    get_store().save_game(
-        player_id(), found.game.name, found.ref.key, SavedGame(play.history, play.cursor)
-    )
-    if play.solved and play.moves:
-        get_store().record_win(player_id(), found.game.name, found.ref.key, play.figures)
+    win = play.figures if play.solved and play.moves else None
+    saved = SavedGame(play.history, play.cursor)
+    get_store().save_game(player_id(), found.game.name, found.ref.key, saved, win=win)
 
 
 def replay_url(ref: LevelRef, play: Play) -> str:

@@ -82,6 +82,7 @@ class Play:
     #: Why a stored history no longer replays, or "". Such a game shows the position before
     #: the first move the rules refuse and takes no move but a restart (``mark_broken``).
     broken: str = ""
+    _broken_at: int | None = None
 
     # -- derived ------------------------------------------------------------------------------
     @property
@@ -90,15 +91,24 @@ class Play:
         done = self.history[: self.cursor]
         if RESTART in done:
             done = done[len(done) - done[::-1].index(RESTART) :]
+        if self._broken_at is not None:
+            return done[: self._broken_at]  # what the board shows of a broken game
         return done
 
     @property
     def state(self) -> Any:
+        """The position the board shows. A history the rules refuse (the level changed under
+        a stored game) marks the game broken and stands before the first refused move."""
         if self._state is None:
-            if self.cache is not None:
-                self._state = self.cache.state(self.cache_key, self.game, self.level, self.moves)
-            else:
-                self._state = self.game.replay(self.level, self.moves)
+            try:
+                if self.cache is not None:
+                    self._state = self.cache.state(
+                        self.cache_key, self.game, self.level, self.moves
+                    )
+                else:
+                    self._state = self.game.replay(self.level, self.moves)
+            except (IllegalMove, MoveError):
+                self.mark_broken()
         return self._state
 
     @property
@@ -133,6 +143,7 @@ class Play:
                     "shows the position before that move. Restart to play on."
                 )
                 self._state = state
+                self._broken_at = index
                 return
 
     # -- changes ------------------------------------------------------------------------------
@@ -175,10 +186,10 @@ class Play:
 
     def restart(self) -> bool:
         """Back to the start, as an undoable step; nothing to do at the start already."""
-        if not self.moves:
+        if not self.moves and not self.broken:
             return False
+        self.broken, self._broken_at = "", None
         self._push([RESTART], self.game.start(self.level))
-        self.broken = ""
         return True
 
     def replace(self, tokens: list[str]) -> None:

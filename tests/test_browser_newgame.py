@@ -1,0 +1,81 @@
+"""A fifth game needs no edit outside its own package: Hop, which exists only under
+tests/tinygame (its rules, templates and browser files), is registered by a setting and
+played in a real browser to a win, with undo, a replay link and a solve."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.conftest import Server, csrf_of
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def hop_server(tmp_path_factory):
+    running = Server(tmp_path_factory.mktemp("hop") / "instance", GAME_PACKAGES="tests.tinygame")
+    running.start()
+    yield running
+    running.stop()
+
+
+def paste_level(page, server: Server, text: str) -> str:
+    page.goto(server.url + "/hop/")
+    page.locator("textarea[name=text]").fill(text)
+    page.get_by_role("button", name="Play it").click()
+    expect(page.locator("h1")).to_have_text("Trial")
+    return page.url
+
+
+def hopper(page) -> int:
+    cells = page.locator("#play .board .cell")
+    return [
+        ("hopper" in (cells.nth(i).get_attribute("class") or "")) for i in range(cells.count())
+    ].index(True)
+
+
+def test_the_extra_game_is_listed_with_its_own_files(page, hop_server):
+    page.goto(hop_server.url + "/")
+    expect(page.get_by_role("link", name="Hop").first).to_be_visible()
+    address = paste_level(page, hop_server, "Trial|@...G")
+    html = page.content()
+    assert "/games/hop/game.js" in html and "/games/hop/game.css" in html
+    assert address.startswith(hop_server.url + "/hop/custom/")
+
+
+def test_play_to_a_win_with_undo_and_a_replay_link(page, hop_server):
+    address = paste_level(page, hop_server, "Trial|@...G")
+    for key in ("ArrowRight", "ArrowRight", "u"):
+        page.keyboard.press(key)
+    expect(page.locator("#count-moves")).to_have_text("1")
+    assert hopper(page) == 1
+    replay = page.locator("#replay-link").get_attribute("href")
+    assert replay.endswith("?moves=r")
+    page.locator("#play .board .cell").nth(4).click()  # hop to the flag
+    expect(page.locator("#solved")).to_be_visible()
+    expect(page.locator("#count-moves")).to_have_text("4")
+    # Another player opens the replay link: the position after one hop.
+    other = page.context.browser.new_context().new_page()
+    other.goto(hop_server.url + replay)
+    expect(other.locator("#count-moves")).to_have_text("1")
+    assert other.url == address and hopper(other) == 1
+    other.context.close()
+
+
+def test_the_solver_solves_it_and_plays_the_solution_back(page, hop_server):
+    paste_level(page, hop_server, "Trial|G.@..")
+    page.locator("#solve-button").click()
+    expect(page.locator("#solve-status")).to_have_attribute("data-status", "solved", timeout=20_000)
+    expect(page.locator("#playback-pos")).to_have_text("move 0 of 2")
+    page.locator("#playback button[title='Step forward']").click()
+    expect(page.locator("#playback-pos")).to_have_text("move 1 of 2")
+    expect(page.locator("#solve-board .hopper")).to_have_attribute("data-cell", "0,1")
+
+
+def test_a_broken_level_is_refused_with_line_and_column(page, hop_server):
+    page.goto(hop_server.url + "/hop/")
+    page.locator("textarea[name=text]").fill("Trial|@.x.G")
+    page.get_by_role("button", name="Play it").click()
+    expect(page.locator("#paste-error")).to_contain_text("line 1, column 3")
+    assert csrf_of(page.content())
