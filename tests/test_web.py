@@ -189,36 +189,6 @@ def test_security_headers_are_set(client):
     assert response.headers["Referrer-Policy"] == "same-origin"
 
 
-def test_pastes_and_uploads_are_rate_limited_per_player(client, monkeypatch):
-    import io
-
-    from webapp import web
-    from webapp.limits import RateLimit
-
-    monkeypatch.setattr(web, "PASTES", RateLimit(2, 3600))
-    monkeypatch.setattr(web, "UPLOADS", RateLimit(1, 3600))
-    token = csrf_of(client.get("/sokoban/").text)
-    for _ in range(2):
-        ok = client.post("/sokoban/new", data={"text": "#####\n#@$.#\n#####", "csrf_token": token})
-        assert ok.status_code == 303
-    refused = client.post("/sokoban/new", data={"text": "#####\n#@$.#\n#####", "csrf_token": token})
-    assert refused.status_code == 429 and "please wait" in refused.text
-
-    def upload():
-        return client.post(
-            "/sliding/picture",
-            content_type="multipart/form-data",
-            data={
-                "csrf_token": token,
-                "back": "/sliding/p/3x3-123456708",
-                "picture": (io.BytesIO(b"not a picture"), "x.png"),
-            },
-        )
-
-    assert upload().status_code == 400  # counted, and refused for what it is
-    assert upload().status_code == 429
-
-
 def test_users_mistakes_never_log_a_stack_trace(client, player, caplog):
     import logging
 

@@ -89,13 +89,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     # The views, imported here: a solver process imports this package for its games and
     # needs none of them.
-    from webapp import assets, errors, live, players, solvers, web
+    from webapp import assets, budgets, errors, live, players, solvers, web
 
     assets.init_app(app)
     solvers.init_app(app)
     players.init_app(app)
     web.init_app(app)
     live.init_app(app)
+    budgets.init_app(app)
     errors.init_app(app)
     app.after_request(security_headers)
     return app

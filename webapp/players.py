@@ -8,6 +8,7 @@ import secrets
 
 from flask import Flask, current_app, request, session
 
+from webapp.budgets import TooManyPlayers, allow_new_player
 from webapp.errors import BadRequest
 
 
@@ -15,6 +16,8 @@ def player_id() -> str:
     """The opaque id in the session cookie; a new player gets one on their first visit."""
     player = session.get("player")
     if not isinstance(player, str) or len(player) != 32:
+        if not allow_new_player():
+            raise TooManyPlayers()
         player = secrets.token_hex(16)
         session["player"] = player
         session.permanent = True
@@ -22,9 +25,14 @@ def player_id() -> str:
 
 
 def csrf_token() -> str:
-    """Derived from the player id with the secret key, so the cookie holds nothing else."""
+    """Derived from the player id with the secret key, so the cookie holds nothing else;
+    empty for a visitor who cannot be made a player now (the page says why)."""
+    try:
+        player = player_id()
+    except TooManyPlayers:
+        return ""
     key = current_app.config["SECRET_KEY"].encode()
-    return hmac.new(key, b"csrf:" + player_id().encode(), hashlib.sha256).hexdigest()[:32]
+    return hmac.new(key, b"csrf:" + player.encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def check_csrf() -> None:

@@ -1,0 +1,110 @@
+"""What one client may ask of the site, counted by its address, not by its cookie.
+
+A cookie is free to drop, so a budget kept per cookie is no budget: here every limit is kept
+per client, an IPv4 address or an IPv6 /64 (one household or phone gets a /64, and can pick
+any address in it). Behind a proxy the client is the address the proxy saw, taken from
+X-Forwarded-For only when ``PROXIES`` says how many proxies stand in front (werkzeug's
+ProxyFix); otherwise anyone could claim any address.
+
+The limits live in one table, ``LIMITS``, by view; Flask-Limiter counts them, in memory by
+default, in Redis when ``RATELIMIT_STORAGE_URI`` (or ``REDIS_URL``) names one, so that every
+web process shares the same counts.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+from flask import Flask, current_app, request
+from flask_limiter import Limiter
+from limits import parse
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from webapp.errors import BadRequest
+
+#: Endpoint -> (limit, what the player reads when it is spent). "per client" throughout.
+LIMITS = {
+    "live.start_solve": (
+        "12 per minute;120 per hour",
+        "You have started many solves lately; wait a minute before the next one.",
+    ),
+    "live.hint": ("30 per minute", "You have asked for many hints lately; wait a minute."),
+    "web.paste": ("60 per hour", "You have shared many levels this hour; please wait a while."),
+    "web.upload_picture": (
+        "20 per hour",
+        "You have uploaded many pictures this hour; please wait a while.",
+    ),
+    "web.generate": ("120 per hour", "You have made many new games this hour; please wait."),
+    "web.play_action": (
+        "40 per second;2000 per minute",
+        "Too many moves at once; slow down a little.",
+    ),
+}
+#: Bytes of move text one client may send a minute (a move is a few bytes; this is over
+#: 10,000 moves a minute).
+MOVE_BYTES = "400000 per minute"
+#: New players (cookies) one client may start an hour.
+NEW_PLAYERS = "60 per hour"
+
+
+def client_key() -> str:
+    """The client a request comes from: its IPv4 address, or the /64 of its IPv6 address."""
+    address = request.remote_addr or ""
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address or "unknown"
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.IPv6Network((parsed, 64), strict=False))
+    return str(parsed)
+
+
+def _move_bytes() -> int:
+    return len(request.form.get("moves", "")) if request.form.get("action") == "move" else 0
+
+
+def limiter() -> Limiter:
+    return current_app.extensions["puzzlelab.limiter"]
+
+
+def allow_new_player() -> bool:
+    """Count one new player for this client; False when its budget of new players is spent."""
+    return limiter().limiter.hit(parse(NEW_PLAYERS), "new-player", client_key())
+
+
+def init_app(app: Flask) -> None:
+    proxies = int(app.config.get("PROXIES", 0) or 0)
+    if proxies:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
+    storage = app.config.get("RATELIMIT_STORAGE_URI") or app.config.get("REDIS_URL") or "memory://"
+    limits = Limiter(
+        client_key,
+        app=app,
+        storage_uri=storage,
+        strategy="moving-window",
+        key_prefix="puzzlelab",
+        enabled=bool(app.config.get("BUDGETS", True)),
+    )
+    app.extensions["puzzlelab.limiter"] = limits
+    for endpoint, (limit, message) in LIMITS.items():
+        view = app.view_functions[endpoint]
+        view = limits.limit(limit, error_message=message)(view)
+        if endpoint == "web.play_action":
+            view = limits.limit(
+                MOVE_BYTES,
+                cost=_move_bytes,
+                scope="move-bytes",
+                error_message="Too many moves at once; slow down a little.",
+            )(view)
+        app.view_functions[endpoint] = view
+
+
+class TooManyPlayers(BadRequest):
+    def __init__(self) -> None:
+        super().__init__(
+            "Many new players have started from your network this hour; "
+            "please keep using the same browser, or try again later.",
+            429,
+        )
