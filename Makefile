@@ -22,13 +22,12 @@ $(VENV)/.test: $(VENV)/.run
 warm: $(VENV)/.run
 	$(PY) -m webapp warm
 
-# One gunicorn process with threads: the solver runs in its own processes; each WebSocket
-# stream, and each new connection until its first request, holds a thread. No access log
-# (the proxy in front keeps one): it cost a tenth of the server's time per move.
-# See docs/DEPLOY.md for a production set-up.
+# One gunicorn process with threads, as webapp/serving.py sets it up: the solvers run in
+# processes of their own; each WebSocket stream, and each new connection until its headers
+# are in (at most 5 s), holds a thread. Bound to this machine only: docs/DEPLOY.md puts a
+# proxy in front for the world.
 run: warm
-	$(VENV)/bin/gunicorn --workers 1 --threads 128 --bind $(HOST):$(PORT) \
-		--graceful-timeout 5 wsgi:app
+	$(VENV)/bin/gunicorn -c python:webapp.serving --bind $(HOST):$(PORT) wsgi:app
 
 # The Debian packages the tests need beyond Python: the program each provides, then the package
 # (Debian 12's postgresql is version 15; tests/postgres.py finds whichever version is there).

@@ -1,0 +1,59 @@
+"""Slow clients cannot hold the server's threads: a connection that does not finish its
+headers in time is dropped, and everyone else is still served."""
+
+from __future__ import annotations
+
+import socket
+import time
+import urllib.request
+
+import pytest
+
+from tests.conftest import Server
+
+
+@pytest.fixture(scope="module")
+def quick_server(tmp_path_factory):
+    # 16 threads, as every test server; a 1 s header deadline keeps the test short.
+    running = Server(tmp_path_factory.mktemp("slow") / "instance", HEADER_SECONDS="1")
+    running.start()
+    yield running
+    running.stop()
+
+
+def silent_clients(server: Server, count: int) -> list[socket.socket]:
+    """Connections that send one header line and then nothing."""
+    held = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        held.append(sock)
+    return held
+
+
+def test_silent_clients_are_dropped_and_the_site_still_answers(quick_server):
+    held = silent_clients(quick_server, 24)  # more than the 16 threads
+    try:
+        time.sleep(0.5)
+        with urllib.request.urlopen(quick_server.url + "/", timeout=20) as answer:
+            assert answer.status == 200
+        # The server closes silent connections: a read gets end-of-file, not a wait.
+        for sock in held[:3]:
+            sock.settimeout(10)
+            assert sock.recv(100) == b""
+    finally:
+        for sock in held:
+            sock.close()
+    log = quick_server.log.read_text(errors="replace")
+    assert "Traceback" not in log
+
+
+def test_a_whole_request_sent_slowly_but_in_time_is_served(quick_server):
+    sock = socket.create_connection(("127.0.0.1", quick_server.port), timeout=10)
+    try:
+        for part in (b"GET / HTTP/1.1\r\n", b"Host: 127.0.0.1\r\n", b"Connection: close\r\n\r\n"):
+            sock.sendall(part)
+            time.sleep(0.2)
+        assert sock.recv(20).startswith(b"HTTP/1.1 200")
+    finally:
+        sock.close()
