@@ -9,7 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Request, Response
+from flask import Flask, Request, Response, request
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 
 from webapp import db
@@ -83,6 +83,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config.update(test_config)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(instance)
+    if app.config.get("HTTPS"):
+        # Served over TLS (behind the proxy): the cookie travels only over HTTPS, and its
+        # __Host- name pins it to this host and path.
+        app.config["SESSION_COOKIE_SECURE"] = True
+        app.config["SESSION_COOKIE_NAME"] = "__Host-puzzlelab"
     if isinstance(app.config.get("GAME_PACKAGES"), str):  # from the environment: a,b,c
         app.config["GAME_PACKAGES"] = app.config["GAME_PACKAGES"].split(",")
     db.init_app(app)
@@ -91,6 +96,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     # needs none of them.
     from webapp import assets, budgets, errors, live, players, solvers, web
 
+    app.before_request(limit_body)  # first: before anything reads the form
     assets.init_app(app)
     solvers.init_app(app)
     players.init_app(app)
@@ -102,21 +108,33 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     return app
 
 
-def security_headers(response: Response) -> Response:
-    """A content security policy the pages satisfy (no inline scripts, no eval), and the
-    usual headers against sniffing, framing and leaking addresses."""
-    from flask import request
+#: The content security policy every page satisfies: no inline script, no eval. A fixed text:
+#: ``connect-src 'self'`` covers the page's own WebSocket (ws: and wss: on the same host), so
+#: nothing the client sends (its Host header) is echoed into it.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; "
+    "style-src-attr 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
+    "frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'"
+)
+#: Largest request body that is not a file upload: a pasted level, a move string, a form.
+MAX_FORM_BODY = 1024 * 1024
 
-    host = request.host
-    response.headers.setdefault(
-        "Content-Security-Policy",
-        "default-src 'self'; script-src 'self'; style-src 'self'; "
-        "style-src-attr 'unsafe-inline'; img-src 'self' data:; "
-        f"connect-src 'self' ws://{host} wss://{host}; frame-ancestors 'none'; "
-        "base-uri 'self'; form-action 'self'; object-src 'none'",
-    )
+
+def limit_body() -> None:
+    """Refuse an oversized body before reading it: only uploads may send up to the app's
+    MAX_CONTENT_LENGTH (werkzeug checks the declared length first, so nothing is read)."""
+    if request.mimetype != "multipart/form-data":
+        request.max_content_length = MAX_FORM_BODY
+
+
+def security_headers(response: Response) -> Response:
+    """A content security policy the pages satisfy, the usual headers against sniffing,
+    framing and leaking addresses, and HSTS when the request came over HTTPS."""
+    response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("X-Frame-Options", "DENY")
     response.headers.setdefault("Referrer-Policy", "same-origin")
     response.headers.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+    if request.is_secure:
+        response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
     return response

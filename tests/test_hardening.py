@@ -1,0 +1,77 @@
+"""The smaller doors an attacker tries: headers, cookies, bodies, stored levels, tables."""
+
+from __future__ import annotations
+
+import threading
+
+from tests.conftest import csrf_of
+from webapp import create_app
+
+
+def test_the_content_security_policy_never_echoes_the_host_header(client):
+    forged = "evil.example' 'unsafe-inline"
+    policy = client.get("/", headers={"Host": forged}).headers["Content-Security-Policy"]
+    assert "evil.example" not in policy and "connect-src 'self';" in policy
+
+
+def test_over_https_the_cookie_is_secure_host_only_and_hsts_is_sent(tmp_path):
+    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path), "HTTPS": True})
+    client = app.test_client()
+    page = client.get("/sokoban/microban/1", base_url="https://puzzles.example")
+    cookie = page.headers["Set-Cookie"]
+    assert cookie.startswith("__Host-puzzlelab=") and "Secure" in cookie and "Path=/" in cookie
+    assert page.headers["Strict-Transport-Security"].startswith("max-age=")
+    plain = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path / "plain")})
+    assert "Strict-Transport-Security" not in plain.test_client().get("/").headers
+
+
+def test_a_large_form_body_is_refused_before_it_is_read(client):
+    token = csrf_of(client.get("/sokoban/").text)
+    body = "csrf_token=" + token + "&text=" + "x" * (3 * 1024 * 1024)
+    answer = client.post(
+        "/sokoban/new", data=body, content_type="application/x-www-form-urlencoded"
+    )
+    assert answer.status_code == 413 and "too large" in answer.text
+
+
+def test_a_stored_level_the_parser_now_refuses_is_a_clear_page_not_a_500(app, client):
+    from webapp.db import get_store
+
+    with app.test_request_context():
+        get_store().save_level("sokoban", "0123456789ab", "this is not a level")
+    answer = client.get("/sokoban/custom/0123456789ab")
+    assert answer.status_code == 410 and "cannot be played any more" in answer.text
+
+
+def test_tables_let_go_are_built_again_when_asked_for():
+    from webapp.games import get
+    from webapp.tables import Tables
+
+    built = []
+    done = threading.Event()
+
+    def call(function, module, name, text, **limits):
+        built.append(text)
+        done.set()
+        return {"path_moves": {}}
+
+    tables = Tables(call, size=1)
+    game = get("blocks")
+    from webapp import catalog
+
+    first, second = catalog.collection("blocks", "classics").levels[:2]
+
+    def wait_built(level):
+        done.clear()
+        assert tables.get(game, level) == (None, True)
+        assert done.wait(5)
+        for _ in range(100):
+            if tables.get(game, level)[1] is False:
+                return
+            threading.Event().wait(0.01)
+
+    wait_built(first)
+    assert tables.get(game, first)[0] == {"path_moves": {}}
+    wait_built(second)  # room for one: the first is let go
+    wait_built(first)  # and built again, not "working out…" for good
+    assert len(built) == 3 and tables.get(game, first) == ({"path_moves": {}}, False)
