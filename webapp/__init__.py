@@ -77,6 +77,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         SESSION_REFRESH_EACH_REQUEST=False,
         MAX_CONTENT_LENGTH=6 * 1024 * 1024,
         MAX_FORM_MEMORY_SIZE=1024 * 1024,
+        # Global storage budgets (docs/SECURITY.md): pasted levels' text, stored pictures.
+        LEVELS_BUDGET_MB=200,
+        PICTURES_BUDGET_MB=500,
+        PICTURES_UNUSED_DAYS=30,
     )
     app.config.from_prefixed_env("PUZZLE_LAB")  # e.g. PUZZLE_LAB_SOLVE_ORPHAN_GRACE=1
     if test_config:

@@ -133,7 +133,9 @@ def chosen_picture() -> str:
     picture = request.values.get("picture", "")
     if picture in pictures.BUILT_IN:
         return picture
-    if pictures.upload_path(picture_folder(), picture) is not None:
+    path = pictures.upload_path(picture_folder(), picture)
+    if path is not None:
+        pictures.touch(path)  # in use: the sweep keeps it
         return picture
     return pictures.DEFAULT
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import re
+import time
 import warnings
 from pathlib import Path
 
@@ -97,3 +99,49 @@ def upload_path(folder: Path, picture: str) -> Path | None:
         return None
     path = folder / f"{picture}.jpg"
     return path if path.exists() else None
+
+
+def store_checked(data: bytes, folder: Path, rows: int, cols: int) -> dict[str, str]:
+    """``store_upload`` for a child process (decoding is the work a flood would aim at):
+    ``{"picture": id}``, or ``{"refused": the reason for the player}``."""
+    try:
+        return {"picture": store_upload(data, folder, rows, cols)}
+    except PictureError as error:
+        return {"refused": str(error)}
+
+
+def touch(path: Path) -> None:
+    """Mark a stored picture as in use now (the sweep keeps pictures in use)."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.glob("*.jpg")) if folder.exists() else 0
+
+
+def sweep(folder: Path, unused_days: float, budget_bytes: int, now: float | None = None) -> int:
+    """Remove pictures nobody showed for ``unused_days``, then the least recently shown ones
+    while the folder holds more than ``budget_bytes``; how many were removed."""
+    if not folder.exists():
+        return 0
+    now = now or time.time()
+    kept = []
+    removed = 0
+    for path in folder.glob("*.jpg"):
+        stat = path.stat()
+        if now - stat.st_mtime > unused_days * 86400:
+            path.unlink(missing_ok=True)
+            removed += 1
+        else:
+            kept.append((stat.st_mtime, stat.st_size, path))
+    total = sum(size for _, size, _ in kept)
+    for _, size, path in sorted(kept):
+        if total <= budget_bytes:
+            break
+        path.unlink(missing_ok=True)
+        total -= size
+        removed += 1
+    return removed

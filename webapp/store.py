@@ -330,6 +330,11 @@ class Store:
             (game, level_id, text, self.clock()),
         )
 
+    def levels_bytes(self) -> int:
+        """The size of every pasted level's text together (the global budget counts it)."""
+        rows = self.query("SELECT COALESCE(SUM(LENGTH(text)), 0) AS total FROM levels", ())
+        return int(rows[0]["total"])
+
     def load_level(self, game: str, level_id: str) -> str | None:
         rows = self.query("SELECT text FROM levels WHERE game=? AND id=?", (game, level_id))
         return rows[0]["text"] if rows else None

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import random
 import re
+import threading
+import time
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -190,6 +193,10 @@ def paste(game_name: str) -> Response | tuple[str, int]:
         levels = game.parse(text)
     except LevelError as exc:
         return _paste_error(game, str(exc), text)
+    if get_store().levels_bytes() > current_app.config["LEVELS_BUDGET_MB"] * 2**20:
+        return _paste_error(
+            game, "The site holds as many shared levels as it can just now; try later.", text
+        )
     refs = []
     for level in levels[:100]:
         level_id = catalog.content_id(game, level)
@@ -266,12 +273,21 @@ def upload_picture(game_name: str) -> Response:
     if upload is None or not upload.filename:
         raise BadRequest("Choose a picture to upload.")
     data = upload.read(pictures.MAX_BYTES + 1)
+    if len(data) > pictures.MAX_BYTES:
+        raise BadRequest(f"The picture is larger than {pictures.MAX_BYTES // 2**20} MB.")
+    if pictures.folder_bytes(picture_folder()) > current_app.config["PICTURES_BUDGET_MB"] * 2**20:
+        raise BadRequest("The site holds as many pictures as it can just now; try later.", 503)
     rows, cols = game.board_shape(found.level)
+    # Decoded in a child process with a memory cap: never in this one.
     try:
-        picture = pictures.store_upload(data, picture_folder(), rows, cols)
-    except pictures.PictureError as error:
-        raise BadRequest(str(error)) from None
-    return redirect(_with_picture(game, found.ref.path, picture), code=303)
+        stored = get_runner().call(
+            pictures.store_checked, data, picture_folder(), rows, cols, timeout=20, memory_mb=512
+        )
+    except (TimeoutError, RuntimeError):
+        raise BadRequest("That picture could not be read in time; try a smaller one.") from None
+    if "refused" in stored:
+        raise BadRequest(stored["refused"])
+    return redirect(_with_picture(game, found.ref.path, stored["picture"]), code=303)
 
 
 @bp.get("/pictures/<picture>.jpg")
@@ -282,8 +298,29 @@ def uploaded_picture(picture: str) -> Response:
     return send_file(path, mimetype="image/jpeg", max_age=31536000)
 
 
+#: How often stored pictures are swept.
+SWEEP_SECONDS = 6 * 3600
+
+
+def start_picture_sweep(app: Flask) -> None:
+    """Remove pictures nobody showed for a while, and the least recently shown beyond the
+    budget, now and every few hours, on a background thread."""
+    folder = Path(app.instance_path) / "pictures"
+    days = float(app.config["PICTURES_UNUSED_DAYS"])
+    budget = int(app.config["PICTURES_BUDGET_MB"]) * 2**20
+
+    def sweep_forever() -> None:
+        while True:
+            pictures.sweep(folder, days, budget)
+            time.sleep(SWEEP_SECONDS)
+
+    threading.Thread(target=sweep_forever, name="sweep-pictures", daemon=True).start()
+
+
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
+    if not app.config.get("TESTING"):
+        start_picture_sweep(app)
 
     @app.route("/favicon.ico")
     def favicon() -> Response:
