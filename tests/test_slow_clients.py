@@ -57,3 +57,38 @@ def test_a_whole_request_sent_slowly_but_in_time_is_served(quick_server):
         assert sock.recv(20).startswith(b"HTTP/1.1 200")
     finally:
         sock.close()
+
+
+@pytest.fixture(scope="module")
+def capped_server(tmp_path_factory):
+    running = Server(
+        tmp_path_factory.mktemp("capped") / "instance", HEADER_SECONDS="30", THREADS_PER_CLIENT="4"
+    )
+    running.start()
+    yield running
+    running.stop()
+
+
+def test_one_client_holds_at_most_its_share_of_the_threads(capped_server):
+    held = []
+    try:
+        for _ in range(10):
+            sock = socket.create_connection(
+                ("127.0.0.1", capped_server.port), timeout=10, source_address=("127.0.0.2", 0)
+            )
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            held.append(sock)
+        closed = 0
+        for sock in held:
+            sock.settimeout(2)
+            try:
+                closed += sock.recv(100) == b""
+            except TimeoutError:
+                pass  # still held open, waiting for its headers
+        assert closed == 6  # four threads held; the rest closed at once, not queued
+        # Another client is served meanwhile.
+        with urllib.request.urlopen(capped_server.url + "/", timeout=10) as answer:
+            assert answer.status == 200
+    finally:
+        for sock in held:
+            sock.close()

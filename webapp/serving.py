@@ -15,55 +15,98 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import time
 
 from gunicorn.workers.gthread import ThreadWorker
 
 #: Seconds a connection has to send its request line and headers.
 HEADER_SECONDS = float(os.environ.get("PUZZLE_LAB_HEADER_SECONDS", "5"))
+#: Threads one client address may hold at once (0: no cap). A browser opens six connections
+#: to a host at most, and a solve's socket holds one more; behind a proxy every request comes
+#: from the proxy's address, so set it to 0 there and let the proxy cap its clients.
+THREADS_PER_CLIENT = int(os.environ.get("PUZZLE_LAB_THREADS_PER_CLIENT", "16"))
 
 
 class HeaderTimedSocket(socket.socket):
     """A client socket whose reads stop at a deadline while its headers are awaited."""
 
+    #: When the headers must be in, while a worker thread waits for them; else None.
     deadline: float | None = None
-
-    def setblocking(self, flag: bool) -> None:
-        # The worker sets a connection blocking each time a thread takes it up to read a
-        # request: that is when the clock starts.
-        super().setblocking(flag)
-        self.deadline = time.monotonic() + HEADER_SECONDS if flag else None
+    #: True once the deadline passed: the connection is then closed at once.
+    timed_out = False
 
     def recv(self, size: int, flags: int = 0) -> bytes:
         if self.deadline is None:
             return super().recv(size, flags)
         left = self.deadline - time.monotonic()
-        if left <= 0:
-            return b""  # read as "the client went away": the worker closes the connection
-        self.settimeout(left)
-        try:
-            return super().recv(size, flags)
-        except TimeoutError:
-            return b""
-        finally:
-            self.settimeout(None)
-
-    def headers_read(self) -> None:
-        self.deadline = None
+        if left > 0:
+            self.settimeout(left)
+            try:
+                return super().recv(size, flags)
+            except TimeoutError:
+                pass
+            finally:
+                self.settimeout(None)
+        self.timed_out = True
+        return b""  # read as "the client went away": the worker ends the connection
 
 
 class Worker(ThreadWorker):
     """gunicorn's threaded worker, with the header deadline above."""
 
+    def init_process(self) -> None:
+        self.busy: dict[str, int] = {}
+        self.busy_lock = threading.Lock()
+        super().init_process()
+
     def handle(self, conn):  # noqa: ANN001, ANN201 - gunicorn's own signature
+        client = conn.client[0] if isinstance(conn.client, tuple) else str(conn.client)
+        with self.busy_lock:
+            held = self.busy.get(client, 0)
+            if THREADS_PER_CLIENT and held >= THREADS_PER_CLIENT:
+                refused = True
+            else:
+                refused = False
+                self.busy[client] = held + 1
+        if refused:
+            # This client already holds its share of the threads: its new connection is
+            # closed at once rather than queued in front of everyone else's.
+            if type(conn.sock) is socket.socket:
+                plain = conn.sock
+                conn.sock = HeaderTimedSocket(plain.family, plain.type, plain.proto, plain.detach())
+            conn.sock.timed_out, conn.sock.deadline = True, 0.0
+            return False
+        try:
+            return self._handle(conn)
+        finally:
+            with self.busy_lock:
+                left = self.busy[client] - 1
+                if left:
+                    self.busy[client] = left
+                else:
+                    del self.busy[client]
+
+    def _handle(self, conn):  # noqa: ANN001, ANN201
         if not conn.initialized and type(conn.sock) is socket.socket:
             plain = conn.sock
             conn.sock = HeaderTimedSocket(plain.family, plain.type, plain.proto, plain.detach())
-        return super().handle(conn)
+        timed = isinstance(conn.sock, HeaderTimedSocket)
+        if timed:
+            # The clock starts when a thread takes the connection up to read a request.
+            conn.sock.deadline = time.monotonic() + HEADER_SECONDS
+        try:
+            return super().handle(conn)
+        finally:
+            if timed:
+                # A connection past its deadline keeps reading as closed: gunicorn's graceful
+                # close drains it on the main thread, and must not wait there for a silent
+                # client (it would stall every other connection meanwhile).
+                conn.sock.deadline = 0.0 if conn.sock.timed_out else None
 
     def handle_request(self, req, conn):  # noqa: ANN001, ANN201
         if isinstance(conn.sock, HeaderTimedSocket):
-            conn.sock.headers_read()
+            conn.sock.deadline = None  # the headers are in
         return super().handle_request(req, conn)
 
 
