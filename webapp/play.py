@@ -2,7 +2,9 @@
 
 Undo, redo and restart live here once for every game. The position is never stored: it is
 derived by replaying the history up to the cursor. A restart is itself a step of history
-(the token RESTART), so it can be undone like any move.
+(the token RESTART), so it can be undone like any move. Moves the player did not find
+(a solver's solution, a replay link's) follow the token ASSIST: a win after it is assisted,
+and undoing back over it leaves the game the player's own again.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from typing import Any
 from webapp.games.base import Game, IllegalMove, MoveError
 
 RESTART = "!"
+#: Marks the moves after it (to the next restart) as not the player's own.
+ASSIST = "*"
+MARKS = (RESTART, ASSIST)
 
 #: The longest history kept for one game; beyond it a move is refused with a message.
 MAX_HISTORY = 100_000
@@ -88,12 +93,24 @@ class Play:
     @property
     def moves(self) -> list[str]:
         """The moves since the last restart, up to the cursor: what the board shows."""
-        done = self.history[: self.cursor]
-        if RESTART in done:
-            done = done[len(done) - done[::-1].index(RESTART) :]
+        done = self._line()
+        if ASSIST in done:
+            done = [token for token in done if token != ASSIST]
         if self._broken_at is not None:
             return done[: self._broken_at]  # what the board shows of a broken game
         return done
+
+    def _line(self) -> list[str]:
+        """The history since the last restart, up to the cursor, marks included."""
+        done = self.history[: self.cursor]
+        if RESTART in done:
+            done = done[len(done) - done[::-1].index(RESTART) :]
+        return done
+
+    @property
+    def assisted(self) -> bool:
+        """Whether the board shows moves the player did not find (ASSIST)."""
+        return ASSIST in self._line()
 
     @property
     def state(self) -> Any:
@@ -155,25 +172,31 @@ class Play:
         self.cursor = len(self.history)
         self._state = state
 
-    def play(self, tokens: list[str]) -> None:
-        """Play moves in order; all or nothing (an illegal one leaves the game unchanged)."""
+    def play(self, tokens: list[str], *, assisted: bool = False) -> None:
+        """Play moves in order; all or nothing (an illegal one leaves the game unchanged).
+        ``assisted``: the moves are not the player's own (a solver's solution)."""
         if self.broken:
             raise IllegalMove("this saved game no longer replays; restart it to play on")
         state = self.state
+        mark = [ASSIST] if assisted and not self.assisted else []
         played = []
         for token in tokens:
-            if token == RESTART:
+            if token in MARKS:
                 raise MoveError(f"{RESTART!r} is not a move")
             spelled = self.game.normalize_move(self.level, state, token)
             state = self.game.apply(self.level, state, spelled)
             played.append(spelled)
         if played:
-            self._push(played, state)
+            self._push(mark + played, state)
 
     def undo(self) -> bool:
+        """One move back; a mark left at the cursor goes with it, so that undo always
+        changes the board and the game it leaves is only as assisted as its moves."""
         if not self.can_undo or self.broken:
             return False
         self.cursor -= 1
+        while self.cursor > 0 and self.history[self.cursor - 1] == ASSIST:
+            self.cursor -= 1
         self._state = None
         return True
 
@@ -181,6 +204,8 @@ class Play:
         if not self.can_redo or self.broken:
             return False
         self.cursor += 1
+        while self.cursor < len(self.history) and self.history[self.cursor - 1] == ASSIST:
+            self.cursor += 1
         self._state = None
         return True
 
@@ -192,18 +217,22 @@ class Play:
         self._push([RESTART], self.game.start(self.level))
         return True
 
-    def replace(self, tokens: list[str]) -> None:
-        """Show exactly these moves from the start (a replay link), keeping the old position
-        reachable by undo. Playing the same moves again changes nothing."""
+    def replace(self, tokens: list[str], *, assisted: bool = False) -> None:
+        """Show exactly these moves from the start (a replay link, a solver's solution),
+        keeping the old position reachable by undo. Playing the same moves again changes
+        nothing. ``assisted``: the moves are not the player's own."""
         if self.broken:
             raise IllegalMove("this saved game no longer replays; restart it first")
         state = self.game.start(self.level)
         spelled = []
         for token in tokens:
+            if token in MARKS:
+                raise MoveError(f"{token!r} is not a move")
             token = self.game.normalize_move(self.level, state, token)
             state = self.game.apply(self.level, state, token)
             spelled.append(token)
         if spelled == self.moves:
             return
         prefix = [RESTART] if self.moves else []
-        self._push(prefix + spelled, state)
+        mark = [ASSIST] if assisted and spelled else []
+        self._push(prefix + mark + spelled, state)

@@ -30,14 +30,18 @@ from webapp.db import get_store
 from webapp.errors import BadRequest
 from webapp.games.base import MAX_LEVEL_TEXT, Game, IllegalMove, LevelError, MoveError
 from webapp.levels import (
+    Found,
     find_level,
     get_game,
     load_play,
     picture_folder,
     play_context,
+    progress,
+    replay_context,
     save_play,
 )
 from webapp.limits import RateLimit
+from webapp.play import Play
 from webapp.players import csrf_token, player_id
 from webapp.solvers import get_runner
 from webapp.watch import panel_context
@@ -72,14 +76,19 @@ def has_template(name: str) -> bool:
 # -- pages ------------------------------------------------------------------------------------
 @bp.get("/")
 def home() -> str:
-    return render_template("home.html", catalog=catalog)
+    return render_template("home.html", catalog=catalog, progress=progress)
 
 
 @bp.get("/<game_name>/")
 def game_page(game_name: str) -> str:
     game = get_game(game_name)
     return render_template(
-        "game.html", game=game, collections=catalog.collections(game.name), error=None, text=""
+        "game.html",
+        game=game,
+        collections=catalog.collections(game.name),
+        progress=progress(game),
+        error=None,
+        text="",
     )
 
 
@@ -92,12 +101,14 @@ def collection_page(game_name: str, collection: str) -> str:
     keys = [f"{found.slug}/{n}" for n in range(1, len(found.levels) + 1)]
     results = get_store().results(player_id(), game.name, keys)
     started = get_store().started(player_id(), game.name)
+    assisted = get_store().assisted(player_id(), game.name) & set(keys)
     return render_template(
         "collection.html",
         game=game,
         collection=found,
         results=results,
         started=started,
+        assisted=assisted,
         shortest=lambda level: catalog.known_optimum(game, level),
     )
 
@@ -105,22 +116,20 @@ def collection_page(game_name: str, collection: str) -> str:
 @bp.get("/<game_name>/<collection>/<ident>")
 def level_page(game_name: str, collection: str, ident: str) -> Response | str:
     found = find_level(game_name, collection, ident)
-    play = load_play(found)
     moves = request.args.get("moves")
+    replay: dict[str, Any] = {}
     if moves is not None:
-        # A replay link: its moves win over what is stored, and stay undoable.
+        # A replay link opens a view of its moves; the player's own game stays as it is
+        # until they choose "Play from here".
         if len(moves) > MAX_MOVE_TEXT:
             raise BadRequest(f"The move string is too long (the most is {MAX_MOVE_TEXT:,}).")
-        try:
-            play.replace(found.game.split_moves(moves))
-        except (IllegalMove, MoveError) as exc:
-            raise BadRequest(f"This replay link does not work on this level: {exc}") from None
-        save_play(found, play)
-        return redirect(found.ref.path, code=303)
+        replay = replay_context(found, moves, request.args.get("at"))
+    play = load_play(found)
     job = get_runner().latest(player_id(), found.board_key)
-    return render_template(
-        "level.html", **{**panel_context(found, job), **play_context(found, play)}
-    )
+    context = {**panel_context(found, job), **play_context(found, play)}
+    if replay:
+        context.update(replay=replay, state=replay["state"])
+    return render_template("level.html", **context)
 
 
 @bp.post("/<game_name>/<collection>/<ident>/play")
@@ -149,6 +158,8 @@ def play_action(game_name: str, collection: str, ident: str) -> Response | str:
             play.restart()
         elif action == "refresh":
             pass  # the page asks again for figures computed in the background
+        elif action == "adopt":
+            return _play_from_here(found, play)
         else:
             raise BadRequest(f"Unknown action {action[:40]!r}.")
     except MoveError as exc:
@@ -159,6 +170,25 @@ def play_action(game_name: str, collection: str, ident: str) -> Response | str:
             return Response(status=204)
     save_play(found, play)
     return render_template("partials/play.html", **play_context(found, play, message))
+
+
+def _play_from_here(found: Found, play: Play) -> Response:
+    """A replay link's moves up to where its view stands become the player's game: undoable
+    (the old game is a restart away back), and assisted (a win with them is not the
+    player's own best)."""
+    text = request.form.get("moves", "")
+    if len(text) > MAX_MOVE_TEXT:
+        raise MoveError(f"too many moves at once (the most is {MAX_MOVE_TEXT:,})")
+    tokens = found.game.split_moves(text)
+    at = request.form.get("at", "")
+    if at.isdecimal():
+        tokens = tokens[: int(at)]
+    try:
+        play.replace(tokens, assisted=True)
+    except IllegalMove as exc:
+        raise BadRequest(f"This replay link does not work on this level: {exc}") from None
+    save_play(found, play)
+    return redirect(found.ref.path, code=303)
 
 
 def _cell(text: str) -> tuple[int, int]:
@@ -213,6 +243,7 @@ def _paste_error(game: Game, message: str, text: str) -> tuple[str, int]:
             "game.html",
             game=game,
             collections=catalog.collections(game.name),
+            progress=progress(game),
             error=message,
             text=text,
         ),

@@ -67,11 +67,33 @@
     h: "l", k: "u", l: "r", j: "d",
   };
 
+  // Keys that step through a replay link's view (links, so each position has an address)
+  // or the solver's playback (commands over its socket).
+  const STEPS = { ArrowLeft: "back", ArrowRight: "forward", Home: "start", End: "end" };
+
+  function onStepKey(event, level) {
+    const step = STEPS[event.key];
+    if (level.dataset.view === "replay") {
+      event.preventDefault();  // a replay view takes no moves
+      const link = step && document.querySelector('#replay [data-step="' + step + '"]');
+      if (link) link.click();
+      return true;
+    }
+    const inPlayback = event.target && event.target.closest && event.target.closest("#solver");
+    if (step && inPlayback) {
+      const button = document.querySelector('#playback [data-command="' + step + '"]');
+      if (button) { event.preventDefault(); button.click(); }
+      return true;
+    }
+    return false;
+  }
+
   function onKey(event) {
     const level = page();
     if (!level || event.altKey || event.metaKey) return;
     const target = event.target;
     if (target && (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.isContentEditable)) return;
+    if (!event.ctrlKey && onStepKey(event, level)) return;
     const key = event.key;
     let values = null;
     if ((event.ctrlKey && (key === "z" || key === "Z")) || (!event.ctrlKey && (key === "u" || key === "z"))) {
