@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 
-from tests.conftest import Player
+from tests.conftest import ROOT, Player
 from webapp.db import get_store
+from webapp.play import Turns
 from webapp.search import Limits, Result
 
 LEVEL = "/sokoban/microban/1"
@@ -145,3 +146,79 @@ def test_progress_shows_on_the_home_game_and_collection_pages(client):
     assert "1 of 5 levels solved" in home  # First steps on the game's card
     assert re.search(r'id="progress">1 of \d+ levels solved', client.get("/sokoban/").text)
     assert "1 of 5 solved." in client.get("/sokoban/first-steps/").text
+
+
+def test_a_pages_requests_are_taken_in_the_order_it_numbered_them():
+    import threading
+
+    turns = Turns(wait=30)
+    order: list[tuple[int, bool]] = []
+    started = []
+    for number in (3, 2):  # sent later, arriving first: they wait for the ones before them
+        thread = threading.Thread(target=take, args=(turns, number, order))
+        thread.start()
+        started.append(thread)
+    take(turns, 1, order)
+    for thread in started:
+        thread.join(30)
+    assert order == [(1, True), (2, True), (3, True)]
+    take(turns, 2, order)  # a copy arriving after its successors is stale: not played
+    assert order[-1] == (2, False)
+    lost = Turns(wait=0.05)
+    take(lost, 2, order)  # number 1 never came: after the wait, 2 is taken anyway
+    assert order[-1] == (2, True)
+
+
+def take(turns: Turns, number: int, order: list[tuple[int, bool]]) -> None:
+    with turns.turn("game", "page", number) as taken:
+        order.append((number, taken))
+
+
+def test_an_answer_names_its_request_and_an_overtaken_one_is_not_played(client, monkeypatch):
+    from webapp import web
+
+    monkeypatch.setattr(web.TURNS, "wait", 0.05)  # number 2 is held back below
+    me = Player(client, "/sokoban/first-steps/3")
+    first = me.act("move", moves="d", page="abcd1234", seq="1")
+    assert first.headers["X-Play-Seq"] == "1" and moves_shown(first.text) == 1
+    both = me.act("move", moves=["u", "d"], page="abcd1234", seq="3")  # two keys in one
+    assert both.headers["X-Play-Seq"] == "3" and moves_shown(both.text) == 3
+    late = me.act("move", moves="u", page="abcd1234", seq="2")
+    assert late.status_code == 204 and late.headers["X-Play-Seq"] == "2"
+    assert moves_shown(client.get("/sokoban/first-steps/3").text) == 3
+
+
+def test_playback_counts_in_the_figure_the_solver_optimised(app, client):
+    from webapp.games.blocks import GAME
+    from webapp.runner import Job, Request
+    from webapp.solvers import get_runner
+    from webapp.solving import solve
+
+    level = GAME.parse((ROOT / "levels" / "blocks" / "classics.txt").read_text())[0]
+    result = solve(GAME, level, "path", limits=Limits(seconds=60))
+    assert result.metric == "path_moves" and len(result.moves) == 118  # steps played back
+    path = "/blocks/classics/1"
+    Player(client, path)
+    request = Request("blocks", "", [], "path", Limits(), player_of(client), "blocks/classics/1")
+    job = Job(id="paths", request=request, state="done", result=result)
+    with app.app_context():
+        get_runner().jobs[job.id] = job
+    page = client.get(path).text
+    assert "move 0 of 118" in page and "· 0 of 81 path moves" in page
+    job.playback.seek(40)
+    reached = GAME.count(level, result.moves[:40])["path_moves"]
+    assert f"· {reached} of 81 path moves" in client.get(path).text and 0 < reached < 40
+
+
+def test_a_solve_too_quick_to_chart_draws_no_lines_and_a_longer_one_has_axes():
+    from webapp.runner import Job, Request
+    from webapp.watch import chart
+
+    job = Job(id="c", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
+    job.history.extend([(0.0, 0, 1), (0.01, 500, 0)])  # the "X": up, and down to nothing
+    assert chart(job) == {}
+    job.history.clear()
+    job.history.extend((t / 10, 1000 * t, 300 * t) for t in range(1, 21))
+    drawn = chart(job)
+    assert drawn["seconds"] == 2.0 and drawn["states"] == 20_000
+    assert drawn["expanded"].endswith("300.0,0.0") and drawn["frontier"].endswith("300.0,56.0")

@@ -10,8 +10,10 @@ and undoing back over it leaves the game the player's own again.
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -236,3 +238,57 @@ class Play:
         prefix = [RESTART] if self.moves else []
         mark = [ASSIST] if assisted and spelled else []
         self._push(prefix + mark + spelled, state)
+
+
+class Turns:
+    """The requests of one game taken one at a time, and those of one page in the order the
+    page sent them.
+
+    A page sends each move at once, without waiting for the answer to the last, and numbers
+    them; requests may still reach the server out of order (they travel on several
+    connections), so one waits until the one before it from the same page has been taken, or
+    until ``wait`` seconds have passed (the one before was lost on the way). A request older
+    than one already taken is stale: it is not played (``turn`` yields False). Within one
+    server process, which is how the app is served (docs/DEPLOY.md).
+    """
+
+    def __init__(self, wait: float = 2.0, size: int = 20_000):
+        self.wait = wait
+        self.size = size
+        self._changed = threading.Condition()
+        self._taken: OrderedDict[Hashable, int] = OrderedDict()
+        self._busy: set[Hashable] = set()
+
+    @contextmanager
+    def turn(
+        self, game: Hashable, page: Hashable = None, number: int | None = None
+    ) -> Iterator[bool]:
+        """Hold ``game`` while the body runs, after request ``number - 1`` of ``page``."""
+        ordered = page is not None and number is not None
+        deadline = time.monotonic() + self.wait
+        with self._changed:
+            while True:
+                last = self._taken.get(page, 0) if ordered else 0
+                if ordered and number <= last:
+                    stale = True  # an answer to it would show the game out of order
+                    break
+                due = not ordered or number == last + 1 or time.monotonic() >= deadline
+                if due and game not in self._busy:
+                    stale = False
+                    self._busy.add(game)
+                    break
+                self._changed.wait(max(0.01, deadline - time.monotonic()) if not due else None)
+        if stale:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            with self._changed:
+                self._busy.discard(game)
+                if ordered:
+                    self._taken[page] = max(number, self._taken.get(page, 0))
+                    self._taken.move_to_end(page)
+                    while len(self._taken) > self.size:
+                        self._taken.popitem(last=False)
+                self._changed.notify_all()

@@ -16,6 +16,7 @@ from flask import (
     Flask,
     Response,
     current_app,
+    make_response,
     redirect,
     render_template,
     request,
@@ -41,7 +42,7 @@ from webapp.levels import (
     save_play,
 )
 from webapp.limits import RateLimit
-from webapp.play import Play
+from webapp.play import Play, Turns
 from webapp.players import csrf_token, player_id
 from webapp.solvers import get_runner
 from webapp.watch import panel_context
@@ -53,6 +54,9 @@ PASTES = RateLimit(60, 3600)
 #: Pictures a player may upload per hour.
 UPLOADS = RateLimit(20, 3600)
 MAX_MOVE_TEXT = 200_000
+#: A page's own name for itself, so the moves it numbers are played in its order.
+_PAGE_ID = re.compile(r"[a-z0-9]{4,24}")
+TURNS = Turns()
 
 
 @bp.app_context_processor
@@ -134,16 +138,35 @@ def level_page(game_name: str, collection: str, ident: str) -> Response | str:
 
 @bp.post("/<game_name>/<collection>/<ident>/play")
 def play_action(game_name: str, collection: str, ident: str) -> Response | str:
+    """One action on the player's game. A page sends moves without waiting for answers and
+    numbers them (``page``, ``seq``): they are played in that order, and each answer says
+    which it was (X-Play-Seq) so the page shows none out of order."""
     found = find_level(game_name, collection, ident)
+    page, seq = request.form.get("page", ""), request.form.get("seq", "")
+    ordered = _PAGE_ID.fullmatch(page) is not None and seq.isdecimal() and len(seq) < 10
+    turn = TURNS.turn(
+        (player_id(), found.board_key),
+        (player_id(), page) if ordered else None,
+        int(seq) if ordered else None,
+    )
+    with turn as taken:
+        if not taken:
+            answer = Response(status=204)  # overtaken by a later request of the same page
+        else:
+            answer = _act(found)
+    if ordered:
+        answer = make_response(answer)
+        answer.headers["X-Play-Seq"] = seq
+    return answer
+
+
+def _act(found: Found) -> Response | str:
     play = load_play(found)
     action = request.form.get("action", "")
     message = ""
     try:
         if action == "move":
-            text = request.form.get("moves", "")
-            if len(text) > MAX_MOVE_TEXT:
-                raise MoveError(f"too many moves at once (the most is {MAX_MOVE_TEXT:,})")
-            play.play(found.game.split_moves(text))
+            message = _play_moves(found, play, request.form.getlist("moves") or [""])
         elif action == "click":
             row, column = _cell(request.form.get("cell", ""))
             tokens = found.game.click(found.level, play.state, row, column)
@@ -170,6 +193,25 @@ def play_action(game_name: str, collection: str, ident: str) -> Response | str:
             return Response(status=204)
     save_play(found, play)
     return render_template("partials/play.html", **play_context(found, play, message))
+
+
+def _play_moves(found: Found, play: Play, texts: list[str]) -> str:
+    """Play each text of moves in turn (a page sends several that queued up behind a slow
+    answer): one the rules refuse is skipped and the rest still played. The refusal to show,
+    if any; IllegalMove when all were refused."""
+    refused = ""
+    for text in texts:
+        if len(text) > MAX_MOVE_TEXT:
+            raise MoveError(f"too many moves at once (the most is {MAX_MOVE_TEXT:,})")
+        try:
+            play.play(found.game.split_moves(text))
+        except IllegalMove as exc:
+            if len(texts) == 1 or play.broken:
+                raise
+            refused = str(exc)
+    if refused and request.form.get("quiet") == "1":
+        return ""
+    return refused
 
 
 def _play_from_here(found: Found, play: Play) -> Response:
