@@ -25,6 +25,7 @@ def paste_level(page, server: Server, text: str) -> str:
     page.locator("textarea[name=text]").fill(text)
     page.get_by_role("button", name="Play it").click()
     expect(page.locator("h1")).to_have_text("Trial")
+    page.wait_for_load_state()  # the scripts that take keys have run
     return page.url
 
 
