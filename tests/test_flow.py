@@ -222,3 +222,24 @@ def test_a_solve_too_quick_to_chart_draws_no_lines_and_a_longer_one_has_axes():
     drawn = chart(job)
     assert drawn["seconds"] == 2.0 and drawn["states"] == 20_000
     assert drawn["expanded"].endswith("300.0,0.0") and drawn["frontier"].endswith("300.0,56.0")
+
+
+def test_a_bad_picture_upload_returns_to_the_puzzle_with_the_message(client):
+    import io
+
+    path = "/sliding/p/3x4-12345678a0b9"
+    me = Player(client, path)
+    assert moves_shown(me.act("move", moves="D").text) == 1
+    response = client.post(
+        "/sliding/picture",
+        content_type="multipart/form-data",
+        data={
+            "csrf_token": me.token,
+            "back": path,
+            "picture": (io.BytesIO(b"just some text"), "notes.png"),
+        },
+    )
+    assert response.status_code == 400
+    assert "That picture cannot be used: " in response.text and "not a picture" in response.text
+    assert 'id="play"' in response.text and moves_shown(response.text) == 1  # the game, as it was
+    assert 'name="picture"' in response.text  # the upload form, to try another

@@ -332,7 +332,7 @@ def _with_picture(game: Game, path: str, picture: str | None = None) -> str:
 
 # -- pictures ----------------------------------------------------------------------------------
 @bp.post("/<game_name>/picture")
-def upload_picture(game_name: str) -> Response:
+def upload_picture(game_name: str) -> Response | tuple[str, int]:
     """Store an uploaded picture, cropped to the board it was sent from, and show it there."""
     game = get_game(game_name)
     if not game.uses_pictures:
@@ -344,16 +344,25 @@ def upload_picture(game_name: str) -> Response:
     found = find_level(*match.groups())
     upload = request.files.get("picture")
     if upload is None or not upload.filename:
-        raise BadRequest("Choose a picture to upload.")
+        return _level_with_message(found, "Choose a picture to upload.", 400)
     if not UPLOADS.allow(player_id()):
-        raise BadRequest("You have uploaded many pictures this hour; please wait a while.", 429)
+        message = "You have uploaded many pictures this hour; please wait a while."
+        return _level_with_message(found, message, 429)
     data = upload.read(pictures.MAX_BYTES + 1)
     rows, cols = game.board_shape(found.level)
     try:
         picture = pictures.store_upload(data, picture_folder(), rows, cols)
     except pictures.PictureError as error:
-        raise BadRequest(str(error)) from None
+        return _level_with_message(found, f"That picture cannot be used: {error}", 400)
     return redirect(_with_picture(game, found.ref.path, picture), code=303)
+
+
+def _level_with_message(found: Found, message: str, status: int) -> tuple[str, int]:
+    """The puzzle's own page, the player's game as it was, saying what went wrong."""
+    play = load_play(found)
+    job = get_runner().latest(player_id(), found.board_key)
+    context = {**panel_context(found, job), **play_context(found, play, message)}
+    return render_template("level.html", **context), status
 
 
 @bp.get("/pictures/<picture>.jpg")
