@@ -243,3 +243,15 @@ def test_a_bad_picture_upload_returns_to_the_puzzle_with_the_message(client):
     assert "That picture cannot be used: " in response.text and "not a picture" in response.text
     assert 'id="play"' in response.text and moves_shown(response.text) == 1  # the game, as it was
     assert 'name="picture"' in response.text  # the upload form, to try another
+
+
+def test_klotski_levels_say_their_other_name_and_goal_and_vexed_lessons_teach(client):
+    classic = client.get("/blocks/classics/1").text
+    assert "<i>Heng Dao Li Ma</i>" in classic
+    assert re.search(
+        r"<b>Goal:</b> bring piece <b>A</b> \(2×2\) to\s+rows 4–5,\s+columns 2–3", classic
+    )
+    assert "(the exit at the bottom)" in classic
+    lesson = client.get("/vexed/tutorial/1").text
+    assert '<p class="intro lesson" id="level-intro"><b>Lesson 1:</b> Slide a block' in lesson
+    assert 'id="level-intro"' not in client.get("/vexed/childrens-pack/1").text
