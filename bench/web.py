@@ -1,6 +1,12 @@
 """How long a move takes: in the server alone, and over HTTP with concurrent players.
 
     .venv/bin/python bench/web.py [--moves 300] [--players 1,10,50] [--seconds 10]
+    .venv/bin/python bench/web.py --latency 0,100 --latency-only
+
+With ``--latency``, a burst of ten keys also goes through a proxy that delays every byte
+by half the given round trip each way: sent one at a time (each waiting for the last
+answer), then pipelined as the page sends them (numbered, four on the way at once, what
+queues behind them sent together).
 
 Starts its own gunicorn (as `make run` does) on a free loopback port with a temporary
 instance folder, drives it with simulated players (one keep-alive connection each, making
@@ -13,6 +19,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
+import queue
 import random
 import re
 import socket
@@ -228,6 +235,130 @@ def serve(**settings: str) -> Iterator[int]:
             server.wait(10)
 
 
+# -- added latency: a delaying proxy, and a burst of keys sent as the page sends them --------
+class DelayingProxy:
+    """Forwards loopback connections to ``port``, every chunk ``delay`` seconds late each way."""
+
+    def __init__(self, port: int, delay: float):
+        self.port, self.delay = port, delay
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.address = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.port))
+            for end in (client, upstream):  # no Nagle wait on top of the delay measured
+                end.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            for source, sink in ((client, upstream), (upstream, client)):
+                self._pipe(source, sink)
+
+    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
+        due: queue.Queue = queue.Queue()
+
+        def read() -> None:
+            while True:
+                try:
+                    data = source.recv(65536)
+                except OSError:
+                    data = b""
+                due.put((time.monotonic() + self.delay, data))
+                if not data:
+                    return
+
+        def write() -> None:
+            while True:
+                at, data = due.get()
+                time.sleep(max(0.0, at - time.monotonic()))
+                try:
+                    if not data:
+                        sink.shutdown(socket.SHUT_WR)
+                        return
+                    sink.sendall(data)
+                except OSError:
+                    return
+
+        threading.Thread(target=read, daemon=True).start()
+        threading.Thread(target=write, daemon=True).start()
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def _session(port: int) -> tuple[str, str]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", LEVEL)
+    response = conn.getresponse()
+    page = response.read().decode()
+    conn.close()
+    cookie = response.getheader("Set-Cookie").split(";")[0]
+    return cookie, re.search(r'name="csrf-token" content="([^"]+)"', page).group(1)
+
+
+def _move_request(port: int, cookie: str, token: str, moves: list[str], number: int) -> bytes:
+    fields = [("action", "move"), *(("moves", move) for move in moves)]
+    fields += [("page", "bench0001"), ("seq", str(number))] if number else []
+    body = "&".join(f"{name}={value}" for name, value in fields).encode()
+    return (
+        f"POST {LEVEL}/play HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        f"Cookie: {cookie}\r\nX-CSRF-Token: {token}\r\nHX-Request: true\r\n"
+        "Content-Type: application/x-www-form-urlencoded\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+
+
+def latency_row(port: int, latency_ms: int, bursts: int = 5, keys: int = 10) -> tuple:
+    """One move's round trip (median), and how long a burst of ``keys`` keys takes to land
+    sent one at a time and pipelined (medians over ``bursts`` bursts), through the proxy."""
+    proxy = DelayingProxy(port, latency_ms / 2000)
+    try:
+        cookie, token = _session(port)
+        number = 0
+        single, serial, pipelined = [], [], []
+        for _ in range(bursts):
+            sock = socket.create_connection(("127.0.0.1", proxy.address), timeout=10)
+            buffer = bytearray()
+            start = time.perf_counter()
+            for index in range(keys):
+                sent = time.perf_counter()
+                sock.sendall(_move_request(port, cookie, token, [MOVES[index % 2]], 0))
+                status, body = _read_response(sock, buffer)
+                assert status == 200 and REFUSED not in body, status
+                single.append((time.perf_counter() - sent) * 1000)
+            serial.append((time.perf_counter() - start) * 1000)
+            sock.close()
+            # As the page sends them: four on their way at once, the rest together after.
+            window = [socket.create_connection(("127.0.0.1", proxy.address)) for _ in range(4)]
+            buffers = [bytearray() for _ in window]
+            start = time.perf_counter()
+            for index, conn in enumerate(window):
+                number += 1
+                conn.sendall(_move_request(port, cookie, token, [MOVES[index % 2]], number))
+            _read_response(window[0], buffers[0])
+            number += 1
+            rest = [MOVES[index % 2] for index in range(len(window), keys)]
+            window[0].sendall(_move_request(port, cookie, token, rest, number))
+            for conn, buffer in zip(window[1:], buffers[1:], strict=True):
+                assert _read_response(conn, buffer)[0] == 200
+            status, body = _read_response(window[0], buffers[0])
+            assert status == 200 and REFUSED not in body, status
+            pipelined.append((time.perf_counter() - start) * 1000)
+            for conn in window:
+                conn.close()
+        return (
+            latency_ms,
+            statistics.median(single),
+            statistics.median(serial),
+            statistics.median(pipelined),
+        )
+    finally:
+        proxy.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--moves", type=int, default=300, help="moves per player (at most)")
@@ -239,7 +370,23 @@ def main() -> None:
         default=5.0,
         help="moves a second per player in the paced rows (a fast human)",
     )
+    parser.add_argument(
+        "--latency", default="", help="added round trips in ms for the burst rows, e.g. 0,100"
+    )
+    parser.add_argument("--latency-only", action="store_true", help="only the burst rows")
     args = parser.parse_args()
+    if args.latency:
+        with serve() as port:
+            rows = [latency_row(port, int(ms)) for ms in args.latency.split(",")]
+        print(
+            "| added round trip | one move, p50 ms | 10 keys one at a time, ms "
+            "| 10 keys pipelined, ms |"
+        )
+        print("|---:|---:|---:|---:|")
+        for latency, one, serial, pipelined in rows:
+            print(f"| {latency} ms | {one:.1f} | {serial:.0f} | {pipelined:.0f} |")
+        if args.latency_only:
+            return
 
     rows = []
     times = server_time(args.moves)

@@ -25,11 +25,12 @@ def paste_level(page, server: Server, text: str) -> str:
     page.locator("textarea[name=text]").fill(text)
     page.get_by_role("button", name="Play it").click()
     expect(page.locator("h1")).to_have_text("Trial")
+    page.wait_for_load_state()  # the scripts that take keys have run
     return page.url
 
 
-def hopper(page) -> int:
-    cells = page.locator("#play .board .cell")
+def hopper(page, board: str = "#play") -> int:
+    cells = page.locator(f"{board} .board .cell")
     return [
         ("hopper" in (cells.nth(i).get_attribute("class") or "")) for i in range(cells.count())
     ].index(True)
@@ -55,11 +56,11 @@ def test_play_to_a_win_with_undo_and_a_replay_link(page, hop_server):
     page.locator("#play .board .cell").nth(4).click()  # hop to the flag
     expect(page.locator("#solved")).to_be_visible()
     expect(page.locator("#count-moves")).to_have_text("4")
-    # Another player opens the replay link: the position after one hop.
+    # Another player opens the replay link: a view of the position after one hop.
     other = page.context.browser.new_context().new_page()
     other.goto(hop_server.url + replay)
     expect(other.locator("#count-moves")).to_have_text("1")
-    assert other.url == address and hopper(other) == 1
+    assert other.url == address + "?moves=r" and hopper(other, "#replay") == 1
     other.context.close()
 
 

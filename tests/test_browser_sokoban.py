@@ -117,16 +117,27 @@ def test_a_malformed_paste_says_what_is_wrong(page, live_server):
     expect(page.locator("textarea[name=text]")).to_have_value("#####\n#@$x#\n#####")
 
 
-def test_following_a_replay_link_applies_its_moves_undoably(page, live_server):
+def test_a_replay_link_is_a_view_and_play_from_here_keeps_the_old_game_undoable(page, live_server):
     page.goto(live_server.url + "/sokoban/microban/1")
     page.keyboard.press("ArrowRight")
     expect(page.locator("#count-moves")).to_have_text("1")
     page.goto(live_server.url + "/sokoban/microban/1?moves=dlU")
-    expect(page).to_have_url(live_server.url + "/sokoban/microban/1")
-    expect(page.locator("#count-moves")).to_have_text("3")
+    expect(page.locator("#replay-position")).to_have_text("3 of 3")
     expect(page.locator("#count-pushes")).to_have_text("1")
-    expect(page.locator("#replay-link")).to_have_attribute("href", "/sokoban/microban/1?moves=dlU")
-    for remaining in ("2", "1", "0", "1"):  # undo the replay, then back to the earlier game
+    page.keyboard.press("ArrowLeft")  # steps the view; moves nobody
+    expect(page.locator("#replay-position")).to_have_text("2 of 3")
+    page.keyboard.press("Home")
+    expect(page.locator("#replay-position")).to_have_text("0 of 3")
+    page.keyboard.press("End")
+    expect(page.locator("#replay-position")).to_have_text("3 of 3")
+    page.locator("#replay-moves a[data-position='1']").click()
+    expect(page.locator("#replay-position")).to_have_text("1 of 3")
+    page.keyboard.press("ArrowRight")
+    page.locator("#play-from-here").click()
+    expect(page).to_have_url(live_server.url + "/sokoban/microban/1")
+    expect(page.locator("#count-moves")).to_have_text("2")
+    expect(page.locator("#replay-link")).to_have_attribute("href", "/sokoban/microban/1?moves=dl")
+    for remaining in ("1", "0", "1"):  # undo the copied moves, then back to the earlier game
         page.keyboard.press("u")
         expect(page.locator("#count-moves")).to_have_text(remaining)
     expect(page.locator(".board .player")).to_have_attribute("data-cell", "3,3")

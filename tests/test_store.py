@@ -134,6 +134,21 @@ def test_a_game_saved_with_its_win_keeps_both_or_neither(store, open_store, monk
     assert other.load_game("q", *KEY) == SavedGame(["r", "l"], 2)
 
 
+def test_an_assisted_win_marks_the_level_solved_with_help_and_never_sets_a_best(store, open_store):
+    store.save_game(
+        "p1", "sokoban", "a/1", SavedGame(["*", "r"], 2), win={"moves": 1}, assisted=True
+    )
+    again = open_store()
+    assert again.best("p1", "sokoban", "a/1") is None
+    assert again.assisted("p1", "sokoban") == {"a/1"} and again.solved("p1", "sokoban") == set()
+    # The player's own win afterwards is their best, and the level no longer counts as helped.
+    store.save_game("p1", "sokoban", "a/1", SavedGame(["r", "l", "r"], 3), win={"moves": 3})
+    again = open_store()
+    assert again.best("p1", "sokoban", "a/1") == {"moves": 3}
+    assert again.assisted("p1", "sokoban") == set() and again.solved("p1", "sokoban") == {"a/1"}
+    assert again.assisted("p2", "sokoban") == set()
+
+
 def test_recent_keeps_the_win_saved_with_a_game(tmp_path):
     path = str(tmp_path / "db.sqlite3")
     store = Store(connect(path), Recent())

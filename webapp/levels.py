@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import current_app, request, url_for
 
@@ -16,7 +17,7 @@ from webapp import catalog, games, pictures
 from webapp.catalog import CUSTOM, POSITION, LevelRef
 from webapp.db import get_store
 from webapp.errors import BadRequest
-from webapp.games.base import Game, LevelError
+from webapp.games.base import Game, IllegalMove, LevelError, MoveError
 from webapp.play import Play, StateCache
 from webapp.players import player_id
 from webapp.solvers import get_tables
@@ -110,12 +111,86 @@ def load_play(found: Found) -> Play:
 
 
 def save_play(found: Found, play: Play) -> None:
-    """Store the game, and the win with its figures (unless it was assisted)."""
+    """Store the game, and the win with its figures: the player's own, or an assisted one
+    (moves from a solver or a replay link), which never becomes their best."""
     if play.broken:
         return  # a history that no longer replays is kept as it is
     win = play.figures if play.solved and play.moves else None
     saved = SavedGame(play.history, play.cursor)
-    get_store().save_game(player_id(), found.game.name, found.ref.key, saved, win=win)
+    get_store().save_game(
+        player_id(), found.game.name, found.ref.key, saved, win=win, assisted=play.assisted
+    )
+
+
+# -- onward: progress and the next level --------------------------------------------------------
+@dataclass
+class Progress:
+    """How many levels of a collection (or of a whole game) the player has solved."""
+
+    solved: int
+    total: int
+    assisted: int = 0
+
+
+def progress(game: Game) -> tuple[Progress, dict[str, Progress]]:
+    """The player's progress over a game's built-in collections, and per collection."""
+    store = get_store()
+    own, helped = store.solved(player_id(), game.name), store.assisted(player_id(), game.name)
+    each = {}
+    for found in catalog.collections(game.name):
+        keys = {f"{found.slug}/{n}" for n in range(1, len(found.levels) + 1)}
+        each[found.slug] = Progress(len(keys & own), len(keys), len(keys & helped))
+    whole = Progress(
+        sum(p.solved for p in each.values()),
+        sum(p.total for p in each.values()),
+        sum(p.assisted for p in each.values()),
+    )
+    return whole, each
+
+
+def next_unsolved(found: Found) -> LevelRef | None:
+    """The first level after this one in its collection (then from its start) that the
+    player has not solved on their own; None outside collections or when all are solved."""
+    if not found.total:
+        return None
+    own = get_store().solved(player_id(), found.game.name)
+    for step in range(1, found.total):
+        number = (found.number - 1 + step) % found.total + 1
+        ref = LevelRef(found.game.name, found.ref.collection, number)
+        if ref.key not in own:
+            return ref
+    return None
+
+
+def replay_context(found: Found, text: str, at: str | None) -> dict[str, Any]:
+    """A replay link's view: the moves, the position after the first ``at`` of them (all
+    by default), and the links that step through them. The player's game is not touched."""
+    game = found.game
+    try:
+        tokens = game.split_moves(text)
+        state = game.start(found.level)
+        states = [state]
+        spelled = []
+        for token in tokens:
+            token = game.normalize_move(found.level, state, token)
+            state = game.apply(found.level, state, token)
+            spelled.append(token)
+            states.append(state)
+    except (IllegalMove, MoveError) as exc:
+        raise BadRequest(f"This replay link does not work on this level: {exc}") from None
+    position = len(spelled)
+    if at is not None and at.isdecimal():
+        position = min(int(at), len(spelled))
+    moves = game.join_moves(spelled)
+    return {
+        "moves": spelled,
+        "move_text": moves,
+        "position": position,
+        "state": states[position],
+        "figures": game.count(found.level, spelled[:position]),
+        "solved": game.is_solved(found.level, states[position]),
+        "step_url": lambda n: f"{found.ref.path}?{urlencode({'moves': moves, 'at': n})}",
+    }
 
 
 def replay_url(ref: LevelRef, play: Play) -> str:
@@ -175,6 +250,7 @@ def play_context(found: Found, play: Play, message: str = "") -> dict[str, Any]:
         "state": play.state,
         "figures": play.figures,
         "best": best,
+        "next_unsolved": next_unsolved(found) if play.solved else None,
         "message": message or play.broken,
         "replay_url": replay_url(found.ref, play),
     }

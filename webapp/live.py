@@ -91,7 +91,8 @@ def cancel_solve(game_name: str, collection: str, ident: str) -> str:
 
 @bp.post("/<game_name>/<collection>/<ident>/solve/use")
 def use_solution(game_name: str, collection: str, ident: str) -> str:
-    """Play the solver's solution in the player's game, as undoable moves."""
+    """Play the solver's solution in the player's game, as undoable moves; a win with them
+    is assisted, never the player's own best."""
     found = find_level(game_name, collection, ident)
     job = get_runner().get(request.form.get("job", ""), player_id())
     if job is None or job.result is None or job.result.status != "solved":
@@ -100,9 +101,9 @@ def use_solution(game_name: str, collection: str, ident: str) -> str:
     solution = list(job.result.moves or [])
     message = ""
     if job.request.moves == play.moves:
-        play.play(solution)
+        play.play(solution, assisted=True)
     elif not job.request.moves:
-        play.replace(solution)
+        play.replace(solution, assisted=True)
     else:
         message = "Your position changed since this solve started; solve again from here."
     save_play(found, play)

@@ -2,20 +2,27 @@
 
 Undo, redo and restart live here once for every game. The position is never stored: it is
 derived by replaying the history up to the cursor. A restart is itself a step of history
-(the token RESTART), so it can be undone like any move.
+(the token RESTART), so it can be undone like any move. Moves the player did not find
+(a solver's solution, a replay link's) follow the token ASSIST: a win after it is assisted,
+and undoing back over it leaves the game the player's own again.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from webapp.games.base import Game, IllegalMove, MoveError
 
 RESTART = "!"
+#: Marks the moves after it (to the next restart) as not the player's own.
+ASSIST = "*"
+MARKS = (RESTART, ASSIST)
 
 #: The longest history kept for one game; beyond it a move is refused with a message.
 MAX_HISTORY = 100_000
@@ -88,12 +95,24 @@ class Play:
     @property
     def moves(self) -> list[str]:
         """The moves since the last restart, up to the cursor: what the board shows."""
-        done = self.history[: self.cursor]
-        if RESTART in done:
-            done = done[len(done) - done[::-1].index(RESTART) :]
+        done = self._line()
+        if ASSIST in done:
+            done = [token for token in done if token != ASSIST]
         if self._broken_at is not None:
             return done[: self._broken_at]  # what the board shows of a broken game
         return done
+
+    def _line(self) -> list[str]:
+        """The history since the last restart, up to the cursor, marks included."""
+        done = self.history[: self.cursor]
+        if RESTART in done:
+            done = done[len(done) - done[::-1].index(RESTART) :]
+        return done
+
+    @property
+    def assisted(self) -> bool:
+        """Whether the board shows moves the player did not find (ASSIST)."""
+        return ASSIST in self._line()
 
     @property
     def state(self) -> Any:
@@ -155,25 +174,31 @@ class Play:
         self.cursor = len(self.history)
         self._state = state
 
-    def play(self, tokens: list[str]) -> None:
-        """Play moves in order; all or nothing (an illegal one leaves the game unchanged)."""
+    def play(self, tokens: list[str], *, assisted: bool = False) -> None:
+        """Play moves in order; all or nothing (an illegal one leaves the game unchanged).
+        ``assisted``: the moves are not the player's own (a solver's solution)."""
         if self.broken:
             raise IllegalMove("this saved game no longer replays; restart it to play on")
         state = self.state
+        mark = [ASSIST] if assisted and not self.assisted else []
         played = []
         for token in tokens:
-            if token == RESTART:
+            if token in MARKS:
                 raise MoveError(f"{RESTART!r} is not a move")
             spelled = self.game.normalize_move(self.level, state, token)
             state = self.game.apply(self.level, state, spelled)
             played.append(spelled)
         if played:
-            self._push(played, state)
+            self._push(mark + played, state)
 
     def undo(self) -> bool:
+        """One move back; a mark left at the cursor goes with it, so that undo always
+        changes the board and the game it leaves is only as assisted as its moves."""
         if not self.can_undo or self.broken:
             return False
         self.cursor -= 1
+        while self.cursor > 0 and self.history[self.cursor - 1] == ASSIST:
+            self.cursor -= 1
         self._state = None
         return True
 
@@ -181,6 +206,8 @@ class Play:
         if not self.can_redo or self.broken:
             return False
         self.cursor += 1
+        while self.cursor < len(self.history) and self.history[self.cursor - 1] == ASSIST:
+            self.cursor += 1
         self._state = None
         return True
 
@@ -192,18 +219,76 @@ class Play:
         self._push([RESTART], self.game.start(self.level))
         return True
 
-    def replace(self, tokens: list[str]) -> None:
-        """Show exactly these moves from the start (a replay link), keeping the old position
-        reachable by undo. Playing the same moves again changes nothing."""
+    def replace(self, tokens: list[str], *, assisted: bool = False) -> None:
+        """Show exactly these moves from the start (a replay link, a solver's solution),
+        keeping the old position reachable by undo. Playing the same moves again changes
+        nothing. ``assisted``: the moves are not the player's own."""
         if self.broken:
             raise IllegalMove("this saved game no longer replays; restart it first")
         state = self.game.start(self.level)
         spelled = []
         for token in tokens:
+            if token in MARKS:
+                raise MoveError(f"{token!r} is not a move")
             token = self.game.normalize_move(self.level, state, token)
             state = self.game.apply(self.level, state, token)
             spelled.append(token)
         if spelled == self.moves:
             return
         prefix = [RESTART] if self.moves else []
-        self._push(prefix + spelled, state)
+        mark = [ASSIST] if assisted and spelled else []
+        self._push(prefix + mark + spelled, state)
+
+
+class Turns:
+    """The requests of one game taken one at a time, and those of one page in the order the
+    page sent them.
+
+    A page sends each move at once, without waiting for the answer to the last, and numbers
+    them; requests may still reach the server out of order (they travel on several
+    connections), so one waits until the one before it from the same page has been taken, or
+    until ``wait`` seconds have passed (the one before was lost on the way). A request older
+    than one already taken is stale: it is not played (``turn`` yields False). Within one
+    server process, which is how the app is served (docs/DEPLOY.md).
+    """
+
+    def __init__(self, wait: float = 2.0, size: int = 20_000):
+        self.wait = wait
+        self.size = size
+        self._changed = threading.Condition()
+        self._taken: OrderedDict[Hashable, int] = OrderedDict()
+        self._busy: set[Hashable] = set()
+
+    @contextmanager
+    def turn(
+        self, game: Hashable, page: Hashable = None, number: int | None = None
+    ) -> Iterator[bool]:
+        """Hold ``game`` while the body runs, after request ``number - 1`` of ``page``."""
+        ordered = page is not None and number is not None
+        deadline = time.monotonic() + self.wait
+        with self._changed:
+            while True:
+                last = self._taken.get(page, 0) if ordered else 0
+                if ordered and number <= last:
+                    stale = True  # an answer to it would show the game out of order
+                    break
+                due = not ordered or number == last + 1 or time.monotonic() >= deadline
+                if due and game not in self._busy:
+                    stale = False
+                    self._busy.add(game)
+                    break
+                self._changed.wait(max(0.01, deadline - time.monotonic()) if not due else None)
+        if stale:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            with self._changed:
+                self._busy.discard(game)
+                if ordered:
+                    self._taken[page] = max(number, self._taken.get(page, 0))
+                    self._taken.move_to_end(page)
+                    while len(self._taken) > self.size:
+                        self._taken.popitem(last=False)
+                self._changed.notify_all()

@@ -43,6 +43,13 @@ CREATE TABLE IF NOT EXISTS results (
     solved  DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (player, game, level)
 );
+CREATE TABLE IF NOT EXISTS assisted (
+    player  TEXT NOT NULL,   -- levels won with a solver's solution or a replay link's moves:
+    game    TEXT NOT NULL,   -- solved, but never the player's own best
+    level   TEXT NOT NULL,
+    solved  DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (player, game, level)
+);
 CREATE TABLE IF NOT EXISTS levels (
     game    TEXT NOT NULL,
     id      TEXT NOT NULL,
@@ -198,21 +205,31 @@ class Store:
         level: str,
         saved: SavedGame,
         win: dict[str, int] | None = None,
+        *,
+        assisted: bool = False,
     ) -> None:
         """Keep the game; with ``win`` (the figures of the win it ends in), record the win in
-        the same transaction, so the game is never saved solved without its result."""
+        the same transaction, so the game is never saved solved without its result. An
+        ``assisted`` win (a solver's solution, a replay link's moves) marks the level solved
+        with help and leaves the player's best as it was."""
         if self.recent is None:
-            self._save_game(player, game, level, saved, win)
+            self._save_game(player, game, level, saved, win, assisted)
             return
         with self.recent.writing:
-            best = self._save_game(player, game, level, saved, win)
+            best = self._save_game(player, game, level, saved, win, assisted)
             copy = SavedGame(list(saved.history), saved.cursor)
             self.recent.put(("game", player, game, level), copy)
             if best is not None:
                 self.recent.put(("best", player, game, level), dict(best))
 
     def _save_game(
-        self, player: str, game: str, level: str, saved: SavedGame, win: dict[str, int] | None
+        self,
+        player: str,
+        game: str,
+        level: str,
+        saved: SavedGame,
+        win: dict[str, int] | None,
+        assisted: bool = False,
     ) -> dict[str, int] | None:
         sql = (
             "INSERT INTO games (player, game, level, history, cursor, updated) "
@@ -224,8 +241,15 @@ class Store:
             self.run(sql, row)  # one statement, its own transaction: the common move
             return None
 
-        def save_both(statements: Statements) -> dict[str, int]:
+        def save_both(statements: Statements) -> dict[str, int] | None:
             statements.run(sql, row)
+            if assisted:
+                statements.run(
+                    "INSERT INTO assisted (player, game, level, solved) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (player, game, level) DO NOTHING",
+                    (player, game, level, self.clock()),
+                )
+                return None
             return self._merge_win(statements, player, game, level, win)
 
         return self.transaction(save_both)
@@ -237,6 +261,21 @@ class Store:
         return {row["level"] for row in rows}
 
     # -- results ----------------------------------------------------------------------------
+    def solved(self, player: str, game: str) -> set[str]:
+        """The level keys this player has solved on their own (a best result)."""
+        rows = self.query("SELECT level FROM results WHERE player=? AND game=?", (player, game))
+        return {row["level"] for row in rows}
+
+    def assisted(self, player: str, game: str) -> set[str]:
+        """The level keys this player has solved with help only (no result of their own)."""
+        rows = self.query(
+            "SELECT level FROM assisted WHERE player=? AND game=? AND NOT EXISTS (SELECT 1 "
+            "FROM results WHERE results.player = assisted.player AND results.game = "
+            "assisted.game AND results.level = assisted.level)",
+            (player, game),
+        )
+        return {row["level"] for row in rows}
+
     def record_win(self, player: str, game: str, level: str, figures: dict[str, int]) -> None:
         """Keep, for each counter, the smallest value of any win."""
         if self.recent is None:

@@ -6,25 +6,43 @@ from typing import Any
 
 from flask import render_template
 
+from webapp.games.base import Game
 from webapp.levels import Found
-from webapp.playback import SPEEDS, playback_of
+from webapp.playback import SPEEDS, Playback, playback_of
 from webapp.runner import Job
+from webapp.search import Result
 from webapp.solvers import get_runner
 
+#: Fewest points, and least seconds, a chart needs to say anything: a solve quicker than that
+#: is a line from nothing to everything (two such lines crossed, for the two figures).
+CHART_POINTS, CHART_SECONDS = 4, 0.3
 
-def chart_points(job: Job, width: int = 300, height: int = 80) -> dict[str, str]:
-    """SVG polyline points for states expanded and frontier size over time."""
+
+def chart(job: Job, width: int = 300, height: int = 80) -> dict[str, Any]:
+    """SVG polyline points for states expanded and the frontier's size over time, on one
+    scale (both count states), with the axes' ends: seconds across, states up. Empty for a
+    solve too quick to chart."""
     history = list(job.history)
-    if len(history) < 2:
-        return {"expanded": "", "frontier": ""}
-    t_max = max(h[0] for h in history) or 1.0
-    lines = {}
-    for name, index in (("expanded", 1), ("frontier", 2)):
-        top = max(h[index] for h in history) or 1
-        lines[name] = " ".join(
+    t_max = max((h[0] for h in history), default=0.0)
+    if len(history) < CHART_POINTS or t_max < CHART_SECONDS:
+        return {}
+    top = max(max(h[1], h[2]) for h in history) or 1
+    lines = {
+        name: " ".join(
             f"{h[0] / t_max * width:.1f},{height - h[index] / top * height:.1f}" for h in history
         )
-    return lines
+        for name, index in (("expanded", 1), ("frontier", 2))
+    }
+    return {**lines, "seconds": t_max, "states": top, "width": width, "height": height}
+
+
+def short_count(value: float) -> str:
+    """A count of states in a few characters: 950, 12k, 3.4M."""
+    for size, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if value >= size:
+            scaled = value / size
+            return f"{scaled:.1f}{unit}" if scaled < 10 else f"{scaled:.0f}{unit}"
+    return f"{value:.0f}"
 
 
 def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
@@ -45,7 +63,8 @@ def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
         context["result"] = result
         context["progress"] = progress
         context["job_state"] = "done" if result is not None else job.state
-        context["chart"] = chart_points(job)
+        context["chart"] = chart(job)
+        context["short_count"] = short_count
         context["queue_position"] = get_runner().queue_position(job)
         playback = playback_of(job, game, found.level) if result is not None else None
         context["playback"] = playback
@@ -57,8 +76,25 @@ def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
             context["frame"] = game.replay(found.level, job.request.moves)
         if result is not None and result.moves is not None:
             start = playback.states[0] if playback else game.replay(found.level, job.request.moves)
-            context["figures"] = game.count(found.level, result.moves, start)
+            figures = game.count(found.level, result.moves, start)
+            context["figures"] = figures
+            if playback is not None:
+                context["metric"] = metric_reached(game, found.level, result, playback, figures)
     return context
+
+
+def metric_reached(
+    game: Game, level: Any, result: Result, playback: Playback, figures: dict[str, int]
+) -> tuple[str, int, int] | None:
+    """Where the playback stands in the figure the solver optimised, when that is not the
+    count of steps played back (118 steps played back may be 81 path moves): (name, so far,
+    in all)."""
+    name = result.metric
+    if name not in figures or figures[name] == playback.last:
+        return None
+    start = playback.states[0]
+    reached = game.count(level, (result.moves or [])[: playback.position], start)[name]
+    return name, reached, figures[name]
 
 
 def render_panel(found: Found, job: Job | None, notice: str = "") -> str:

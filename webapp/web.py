@@ -19,6 +19,7 @@ from flask import (
     Flask,
     Response,
     current_app,
+    make_response,
     redirect,
     render_template,
     request,
@@ -33,13 +34,17 @@ from webapp.db import get_store
 from webapp.errors import BadRequest
 from webapp.games.base import MAX_LEVEL_TEXT, Game, IllegalMove, LevelError, MoveError
 from webapp.levels import (
+    Found,
     find_level,
     get_game,
     load_play,
     picture_folder,
     play_context,
+    progress,
+    replay_context,
     save_play,
 )
+from webapp.play import Play, Turns
 from webapp.players import csrf_token, player_id
 from webapp.solvers import get_runner
 from webapp.watch import panel_context
@@ -47,6 +52,9 @@ from webapp.watch import panel_context
 bp = Blueprint("web", __name__)
 
 MAX_MOVE_TEXT = 200_000
+#: A page's own name for itself, so the moves it numbers are played in its order.
+_PAGE_ID = re.compile(r"[a-z0-9]{4,24}")
+TURNS = Turns()
 
 
 @bp.app_context_processor
@@ -70,14 +78,19 @@ def has_template(name: str) -> bool:
 # -- pages ------------------------------------------------------------------------------------
 @bp.get("/")
 def home() -> str:
-    return render_template("home.html", catalog=catalog)
+    return render_template("home.html", catalog=catalog, progress=progress)
 
 
 @bp.get("/<game_name>/")
 def game_page(game_name: str) -> str:
     game = get_game(game_name)
     return render_template(
-        "game.html", game=game, collections=catalog.collections(game.name), error=None, text=""
+        "game.html",
+        game=game,
+        collections=catalog.collections(game.name),
+        progress=progress(game),
+        error=None,
+        text="",
     )
 
 
@@ -90,12 +103,14 @@ def collection_page(game_name: str, collection: str) -> str:
     keys = [f"{found.slug}/{n}" for n in range(1, len(found.levels) + 1)]
     results = get_store().results(player_id(), game.name, keys)
     started = get_store().started(player_id(), game.name)
+    assisted = get_store().assisted(player_id(), game.name) & set(keys)
     return render_template(
         "collection.html",
         game=game,
         collection=found,
         results=results,
         started=started,
+        assisted=assisted,
         shortest=lambda level: catalog.known_optimum(game, level),
     )
 
@@ -103,36 +118,53 @@ def collection_page(game_name: str, collection: str) -> str:
 @bp.get("/<game_name>/<collection>/<ident>")
 def level_page(game_name: str, collection: str, ident: str) -> Response | str:
     found = find_level(game_name, collection, ident)
-    play = load_play(found)
     moves = request.args.get("moves")
+    replay: dict[str, Any] = {}
     if moves is not None:
-        # A replay link: its moves win over what is stored, and stay undoable.
+        # A replay link opens a view of its moves; the player's own game stays as it is
+        # until they choose "Play from here".
         if len(moves) > MAX_MOVE_TEXT:
             raise BadRequest(f"The move string is too long (the most is {MAX_MOVE_TEXT:,}).")
-        try:
-            play.replace(found.game.split_moves(moves))
-        except (IllegalMove, MoveError) as exc:
-            raise BadRequest(f"This replay link does not work on this level: {exc}") from None
-        save_play(found, play)
-        return redirect(found.ref.path, code=303)
+        replay = replay_context(found, moves, request.args.get("at"))
+    play = load_play(found)
     job = get_runner().latest(player_id(), found.board_key)
-    return render_template(
-        "level.html", **{**panel_context(found, job), **play_context(found, play)}
-    )
+    context = {**panel_context(found, job), **play_context(found, play)}
+    if replay:
+        context.update(replay=replay, state=replay["state"])
+    return render_template("level.html", **context)
 
 
 @bp.post("/<game_name>/<collection>/<ident>/play")
 def play_action(game_name: str, collection: str, ident: str) -> Response | str:
+    """One action on the player's game. A page sends moves without waiting for answers and
+    numbers them (``page``, ``seq``): they are played in that order, and each answer says
+    which it was (X-Play-Seq) so the page shows none out of order."""
     found = find_level(game_name, collection, ident)
+    page, seq = request.form.get("page", ""), request.form.get("seq", "")
+    ordered = _PAGE_ID.fullmatch(page) is not None and seq.isdecimal() and len(seq) < 10
+    turn = TURNS.turn(
+        (player_id(), found.board_key),
+        (player_id(), page) if ordered else None,
+        int(seq) if ordered else None,
+    )
+    with turn as taken:
+        if not taken:
+            answer = Response(status=204)  # overtaken by a later request of the same page
+        else:
+            answer = _act(found)
+    if ordered:
+        answer = make_response(answer)
+        answer.headers["X-Play-Seq"] = seq
+    return answer
+
+
+def _act(found: Found) -> Response | str:
     play = load_play(found)
     action = request.form.get("action", "")
     message = ""
     try:
         if action == "move":
-            text = request.form.get("moves", "")
-            if len(text) > MAX_MOVE_TEXT:
-                raise MoveError(f"too many moves at once (the most is {MAX_MOVE_TEXT:,})")
-            play.play(found.game.split_moves(text))
+            message = _play_moves(found, play, request.form.getlist("moves") or [""])
         elif action == "click":
             row, column = _cell(request.form.get("cell", ""))
             tokens = found.game.click(found.level, play.state, row, column)
@@ -147,6 +179,8 @@ def play_action(game_name: str, collection: str, ident: str) -> Response | str:
             play.restart()
         elif action == "refresh":
             pass  # the page asks again for figures computed in the background
+        elif action == "adopt":
+            return _play_from_here(found, play)
         else:
             raise BadRequest(f"Unknown action {action[:40]!r}.")
     except MoveError as exc:
@@ -157,6 +191,44 @@ def play_action(game_name: str, collection: str, ident: str) -> Response | str:
             return Response(status=204)
     save_play(found, play)
     return render_template("partials/play.html", **play_context(found, play, message))
+
+
+def _play_moves(found: Found, play: Play, texts: list[str]) -> str:
+    """Play each text of moves in turn (a page sends several that queued up behind a slow
+    answer): one the rules refuse is skipped and the rest still played. The refusal to show,
+    if any; IllegalMove when all were refused."""
+    refused = ""
+    for text in texts:
+        if len(text) > MAX_MOVE_TEXT:
+            raise MoveError(f"too many moves at once (the most is {MAX_MOVE_TEXT:,})")
+        try:
+            play.play(found.game.split_moves(text))
+        except IllegalMove as exc:
+            if len(texts) == 1 or play.broken:
+                raise
+            refused = str(exc)
+    if refused and request.form.get("quiet") == "1":
+        return ""
+    return refused
+
+
+def _play_from_here(found: Found, play: Play) -> Response:
+    """A replay link's moves up to where its view stands become the player's game: undoable
+    (the old game is a restart away back), and assisted (a win with them is not the
+    player's own best)."""
+    text = request.form.get("moves", "")
+    if len(text) > MAX_MOVE_TEXT:
+        raise MoveError(f"too many moves at once (the most is {MAX_MOVE_TEXT:,})")
+    tokens = found.game.split_moves(text)
+    at = request.form.get("at", "")
+    if at.isdecimal():
+        tokens = tokens[: int(at)]
+    try:
+        play.replace(tokens, assisted=True)
+    except IllegalMove as exc:
+        raise BadRequest(f"This replay link does not work on this level: {exc}") from None
+    save_play(found, play)
+    return redirect(found.ref.path, code=303)
 
 
 def _cell(text: str) -> tuple[int, int]:
@@ -213,6 +285,7 @@ def _paste_error(game: Game, message: str, text: str) -> tuple[str, int]:
             "game.html",
             game=game,
             collections=catalog.collections(game.name),
+            progress=progress(game),
             error=message,
             text=text,
         ),
@@ -259,7 +332,7 @@ def _with_picture(game: Game, path: str, picture: str | None = None) -> str:
 
 # -- pictures ----------------------------------------------------------------------------------
 @bp.post("/<game_name>/picture")
-def upload_picture(game_name: str) -> Response:
+def upload_picture(game_name: str) -> Response | tuple[str, int]:
     """Store an uploaded picture, cropped to the board it was sent from, and show it there."""
     game = get_game(game_name)
     if not game.uses_pictures:
@@ -271,12 +344,14 @@ def upload_picture(game_name: str) -> Response:
     found = find_level(*match.groups())
     upload = request.files.get("picture")
     if upload is None or not upload.filename:
-        raise BadRequest("Choose a picture to upload.")
+        return _level_with_message(found, "Choose a picture to upload.", 400)
     data = upload.read(pictures.MAX_BYTES + 1)
     if len(data) > pictures.MAX_BYTES:
-        raise BadRequest(f"The picture is larger than {pictures.MAX_BYTES // 2**20} MB.")
+        message = f"The picture is larger than {pictures.MAX_BYTES // 2**20} MB."
+        return _level_with_message(found, message, 400)
     if pictures.folder_bytes(picture_folder()) > current_app.config["PICTURES_BUDGET_MB"] * 2**20:
-        raise BadRequest("The site holds as many pictures as it can just now; try later.", 503)
+        message = "The site holds as many pictures as it can just now; try later."
+        return _level_with_message(found, message, 503)
     rows, cols = game.board_shape(found.level)
     # Decoded in a child process with a memory cap: never in this one.
     try:
@@ -284,10 +359,19 @@ def upload_picture(game_name: str) -> Response:
             pictures.store_checked, data, picture_folder(), rows, cols, timeout=20, memory_mb=512
         )
     except (TimeoutError, RuntimeError):
-        raise BadRequest("That picture could not be read in time; try a smaller one.") from None
+        message = "That picture could not be read in time; try a smaller one."
+        return _level_with_message(found, message, 400)
     if "refused" in stored:
-        raise BadRequest(stored["refused"])
+        return _level_with_message(found, f"That picture cannot be used: {stored['refused']}", 400)
     return redirect(_with_picture(game, found.ref.path, stored["picture"]), code=303)
+
+
+def _level_with_message(found: Found, message: str, status: int) -> tuple[str, int]:
+    """The puzzle's own page, the player's game as it was, saying what went wrong."""
+    play = load_play(found)
+    job = get_runner().latest(player_id(), found.board_key)
+    context = {**panel_context(found, job), **play_context(found, play, message)}
+    return render_template("level.html", **context), status
 
 
 @bp.get("/pictures/<picture>.jpg")

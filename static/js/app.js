@@ -1,5 +1,8 @@
-// Puzzle Lab: keyboard, mouse and touch input for the level pages. Every action is an htmx
-// request that swaps the #play partial; actions are sent one at a time, in the order made.
+// Puzzle Lab: keyboard, mouse and touch input for the level pages. Every action is a request
+// whose answer swaps the #play partial. Actions are sent at once, without waiting for the last
+// answer (a few at a time; what queues behind them goes as one request), and numbered: the
+// server plays them in that order, and an answer older than the one shown is dropped, so the
+// board never shows moves out of order. The server stays the one authority on the game.
 //
 // A game's own script (static/games/<name>/game.js, loaded on its level pages only) registers
 // how input becomes moves, as Tatham's interpret_move does:
@@ -15,7 +18,14 @@
 
   const queue = [];
   const games = {};
-  let busy = false;
+  // Requests on their way at once; what queues behind them is sent together when one lands.
+  const IN_FLIGHT = 4;
+  let inFlight = 0;
+  let sent = 0;   // the number of the last request sent
+  let shown = 0;  // the number of the last answer shown
+  let holding = false;
+  // This page's name for itself: the server orders the requests of each page.
+  const pageId = (Math.random().toString(36).slice(2, 10) + Date.now().toString(36)).slice(0, 20);
 
   function csrf() {
     const meta = document.querySelector('meta[name="csrf-token"]');
@@ -40,19 +50,59 @@
     flash.timer = setTimeout(() => box.classList.remove("show"), 4000);
   }
 
+  // Moves alone (a key, a drag), with the same fields, can share one request.
+  function joinable(a, b) {
+    const plain = (v) => v.action === "move" && Object.keys(v).every((k) => ["action", "moves", "quiet"].includes(k));
+    return plain(a) && plain(b) && (a.quiet || "") === (b.quiet || "");
+  }
+
   function pump() {
-    if (busy || queue.length === 0) return;
     const level = page();
     if (!level) { queue.length = 0; return; }
     const game = current();
-    if (game && game.hold && game.hold()) { setTimeout(pump, 50); return; }
-    busy = true;
-    const values = queue.shift();
-    if (level.dataset.picture) values.picture = level.dataset.picture;
-    htmx.ajax("POST", level.dataset.playUrl, {
-      target: "#play", swap: "outerHTML", values: values,
-      headers: { "X-CSRF-Token": csrf() },
-    }).catch(() => {}).finally(() => { busy = false; pump(); });
+    if (game && game.hold && game.hold()) {
+      if (!holding) { holding = true; setTimeout(() => { holding = false; pump(); }, 50); }
+      return;
+    }
+    while (queue.length > 0 && inFlight < IN_FLIGHT) {
+      const values = Object.assign({}, queue.shift());
+      if (values.action === "move" && joinable(values, values)) {
+        values.moves = [values.moves];
+        while (queue.length > 0 && joinable(values, queue[0])) values.moves.push(queue.shift().moves);
+      }
+      post(level, values);
+    }
+  }
+
+  function post(level, values) {
+    const body = new URLSearchParams();
+    for (const [name, value] of Object.entries(values)) {
+      for (const one of [].concat(value)) body.append(name, one);
+    }
+    if (level.dataset.picture) body.set("picture", level.dataset.picture);
+    const number = ++sent;
+    body.set("page", pageId);
+    body.set("seq", String(number));
+    inFlight += 1;
+    fetch(level.dataset.playUrl, {
+      method: "POST", body: body, credentials: "same-origin",
+      headers: { "X-CSRF-Token": csrf(), "HX-Request": "true" },
+    }).then((response) => response.text().then((text) => {
+      if (!response.ok) { flash(text || "Something went wrong."); return; }
+      if (response.status === 204 || number <= shown) return;  // nothing new, or overtaken
+      shown = number;
+      showPlay(text);
+    })).catch(() => {
+      flash("The server cannot be reached. Your game is safe; try again.");
+    }).finally(() => { inFlight -= 1; pump(); });
+  }
+
+  function showPlay(html) {
+    const old = document.getElementById("play");
+    if (!old) return;
+    htmx.swap(old, html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
+    const fresh = document.getElementById("play");
+    if (fresh) htmx.trigger(fresh, "htmx:afterSwap", { target: fresh, elt: fresh });
   }
 
   function send(values) {
@@ -67,11 +117,33 @@
     h: "l", k: "u", l: "r", j: "d",
   };
 
+  // Keys that step through a replay link's view (links, so each position has an address)
+  // or the solver's playback (commands over its socket).
+  const STEPS = { ArrowLeft: "back", ArrowRight: "forward", Home: "start", End: "end" };
+
+  function onStepKey(event, level) {
+    const step = STEPS[event.key];
+    if (level.dataset.view === "replay") {
+      event.preventDefault();  // a replay view takes no moves
+      const link = step && document.querySelector('#replay [data-step="' + step + '"]');
+      if (link) link.click();
+      return true;
+    }
+    const inPlayback = event.target && event.target.closest && event.target.closest("#solver");
+    if (step && inPlayback) {
+      const button = document.querySelector('#playback [data-command="' + step + '"]');
+      if (button) { event.preventDefault(); button.click(); }
+      return true;
+    }
+    return false;
+  }
+
   function onKey(event) {
     const level = page();
     if (!level || event.altKey || event.metaKey) return;
     const target = event.target;
     if (target && (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.isContentEditable)) return;
+    if (!event.ctrlKey && onStepKey(event, level)) return;
     const key = event.key;
     let values = null;
     if ((event.ctrlKey && (key === "z" || key === "Z")) || (!event.ctrlKey && (key === "u" || key === "z"))) {
@@ -117,6 +189,22 @@
   document.addEventListener("htmx:afterSwap", () => {
     const game = current();
     if (game && game.afterSwap) game.afterSwap();
+  });
+  // A playback step sends only its position: mark that move in the solution's move list.
+  document.addEventListener("htmx:wsAfterMessage", () => {
+    const position = document.getElementById("playback-pos");
+    const list = document.getElementById("playback-moves");
+    if (!position || !list) return;
+    const current = list.querySelector('[aria-current]');
+    const next = list.querySelector('[data-position="' + position.dataset.position + '"]');
+    if (current === next) return;
+    if (current) current.removeAttribute("aria-current");
+    if (!next) return;
+    next.setAttribute("aria-current", "step");
+    // Keep it in sight within the list, never scrolling the page under the player.
+    if (next.offsetTop < list.scrollTop || next.offsetTop + next.offsetHeight > list.scrollTop + list.clientHeight) {
+      list.scrollTop = next.offsetTop - list.clientHeight / 2;
+    }
   });
   document.addEventListener("htmx:responseError", (event) => {
     flash(event.detail.xhr.responseText || "Something went wrong.");

@@ -1,0 +1,257 @@
+"""Players first: a link never touches a player's game, help never counts as the player's own
+best, and every level page says where it stands and where to go next."""
+
+from __future__ import annotations
+
+import re
+
+from tests.conftest import ROOT, Player
+from webapp.db import get_store
+from webapp.play import Turns
+from webapp.search import Limits, Result
+
+LEVEL = "/sokoban/microban/1"
+#: A solution of Microban 1 (33 moves, 8 pushes).
+SOLUTION = "dlUrrrdLullddrUluRuulDrddrruLdlUU"
+
+
+def player_of(client) -> str:
+    with client.session_transaction() as session:
+        return session["player"]
+
+
+def moves_shown(html: str) -> int:
+    return int(re.search(r'<b id="count-moves">(\d+)</b>', html).group(1))
+
+
+def five_moves(client) -> Player:
+    me = Player(client, LEVEL)
+    for move in "rlrlr":
+        assert 'class="notice"' not in me.act("move", moves=move).text
+    assert moves_shown(client.get(LEVEL).text) == 5
+    return me
+
+
+def test_a_replay_link_is_a_view_that_leaves_the_players_game_as_it_was(client):
+    five_moves(client)
+    view = client.get(LEVEL + "?moves=dlU")
+    assert view.status_code == 200
+    assert 'id="replay"' in view.text and "Your own game (5 moves) is kept" in view.text
+    assert moves_shown(view.text) == 3 and 'id="replay-position">3 of 3<' in view.text
+    # Stepping through it is a link per position; the game is still the player's five moves.
+    back = client.get(LEVEL + "?moves=dlU&at=1")
+    assert moves_shown(back.text) == 1 and 'aria-current="step">1. d<' in back.text
+    assert moves_shown(client.get(LEVEL).text) == 5
+
+
+def test_play_from_here_copies_the_moves_and_undo_brings_the_five_back(client):
+    me = five_moves(client)
+    adopted = client.post(
+        LEVEL + "/play",
+        data={"action": "adopt", "moves": "dlU", "at": "2", "csrf_token": me.token},
+    )
+    assert adopted.status_code == 303 and adopted.headers["Location"] == LEVEL
+    assert moves_shown(client.get(LEVEL).text) == 2
+    shown = [moves_shown(me.act("undo").text) for _ in range(3)]
+    assert shown == [1, 0, 5]  # the copied moves, then the restart before them: the old game
+
+
+def test_a_full_solution_link_does_not_record_the_level_as_solved(app, client):
+    Player(client, LEVEL)
+    view = client.get(LEVEL + "?moves=" + SOLUTION)
+    assert view.status_code == 200 and 'id="replay-solved"' in view.text
+    with app.test_request_context():
+        assert get_store().best(player_of(client), "sokoban", "microban/1") is None
+    assert "0 of 155 solved." in client.get("/sokoban/microban/").text
+
+
+def test_a_win_from_a_replay_is_assisted_never_the_players_best(app, client):
+    me = Player(client, LEVEL)
+    client.post(
+        LEVEL + "/play", data={"action": "adopt", "moves": SOLUTION, "csrf_token": me.token}
+    )
+    page = client.get(LEVEL).text
+    assert 'id="solved"' in page and 'id="assisted"' in page and "counter best" not in page
+    with app.test_request_context():
+        store = get_store()
+        assert store.best(player_of(client), "sokoban", "microban/1") is None
+        assert store.assisted(player_of(client), "sokoban") == {"microban/1"}
+    listing = client.get("/sokoban/microban/").text
+    assert "0 of 155 solved (and 1 with help)." in listing and 'class="assisted"' in listing
+    # Undone past the copied moves, the game is the player's own again: their win counts.
+    for _ in range(len(SOLUTION)):
+        me.act("undo")
+    won = me.act("move", moves=SOLUTION)
+    assert 'id="solved"' in won.text and 'id="assisted"' not in won.text
+    with app.test_request_context():
+        assert get_store().best(player_of(client), "sokoban", "microban/1") == {
+            "moves": 33,
+            "pushes": 8,
+        }
+
+
+def finished_solve(app, client, moves: list[str], job_id: str = "done1"):
+    from webapp.runner import Job, Request
+    from webapp.solvers import get_runner
+
+    request = Request("sokoban", "", [], "bfs", Limits(), player_of(client), "sokoban/microban/1")
+    job = Job(id=job_id, request=request, state="done")
+    job.result = Result(status="solved", moves=moves)
+    with app.app_context():
+        get_runner().jobs[job.id] = job
+    return job
+
+
+def test_use_this_solution_records_an_assisted_win_that_is_not_the_players_best(app, client):
+    me = Player(client, LEVEL)
+    job = finished_solve(app, client, list(SOLUTION))
+    used = client.post(
+        LEVEL + "/solve/use", data={"job": job.id}, headers={"X-CSRF-Token": me.token}
+    )
+    assert used.status_code == 200 and 'id="solved"' in used.text and 'id="assisted"' in used.text
+    with app.test_request_context():
+        store = get_store()
+        assert store.best(player_of(client), "sokoban", "microban/1") is None
+        assert store.assisted(player_of(client), "sokoban") == {"microban/1"}
+        assert store.solved(player_of(client), "sokoban") == set()
+
+
+def test_every_level_page_links_its_neighbours_and_says_n_of_n(client):
+    page = client.get("/sokoban/microban/2").text
+    assert '<span id="level-number">2 of 155</span>' in page
+    assert 'id="previous-level" rel="prev" href="/sokoban/microban/1"' in page
+    assert 'id="next-level" rel="next" href="/sokoban/microban/3"' in page
+    first, last = client.get("/sokoban/microban/1").text, client.get("/sokoban/microban/155").text
+    assert 'id="previous-level"' not in first and 'id="next-level"' in first
+    assert 'id="next-level"' not in last and "155 of 155" in last
+
+
+def test_after_a_win_the_next_unsolved_level_is_offered(app, client):
+    # First steps 1 is one push to the right; 2 is solved already, so next unsolved is 3.
+    second = Player(client, "/sokoban/first-steps/2")
+    with app.test_request_context():
+        get_store().record_win(player_of(client), "sokoban", "first-steps/2", {"moves": 1})
+    first = Player(client, "/sokoban/first-steps/1")
+    won = first.act("move", moves="r").text
+    assert 'id="solved"' in won
+    assert 'id="next-unsolved" href="/sokoban/first-steps/3"' in won
+    assert second.path != first.path
+
+
+def test_progress_shows_on_the_home_game_and_collection_pages(client):
+    me = Player(client, "/sokoban/first-steps/1")
+    me.act("move", moves="r")
+    home = client.get("/").text
+    assert re.search(r'id="progress-sokoban">1 of \d+ solved', home)
+    assert "1 of 5 levels solved" in home  # First steps on the game's card
+    assert re.search(r'id="progress">1 of \d+ levels solved', client.get("/sokoban/").text)
+    assert "1 of 5 solved." in client.get("/sokoban/first-steps/").text
+
+
+def test_a_pages_requests_are_taken_in_the_order_it_numbered_them():
+    import threading
+
+    turns = Turns(wait=30)
+    order: list[tuple[int, bool]] = []
+    started = []
+    for number in (3, 2):  # sent later, arriving first: they wait for the ones before them
+        thread = threading.Thread(target=take, args=(turns, number, order))
+        thread.start()
+        started.append(thread)
+    take(turns, 1, order)
+    for thread in started:
+        thread.join(30)
+    assert order == [(1, True), (2, True), (3, True)]
+    take(turns, 2, order)  # a copy arriving after its successors is stale: not played
+    assert order[-1] == (2, False)
+    lost = Turns(wait=0.05)
+    take(lost, 2, order)  # number 1 never came: after the wait, 2 is taken anyway
+    assert order[-1] == (2, True)
+
+
+def take(turns: Turns, number: int, order: list[tuple[int, bool]]) -> None:
+    with turns.turn("game", "page", number) as taken:
+        order.append((number, taken))
+
+
+def test_an_answer_names_its_request_and_an_overtaken_one_is_not_played(client, monkeypatch):
+    from webapp import web
+
+    monkeypatch.setattr(web.TURNS, "wait", 0.05)  # number 2 is held back below
+    me = Player(client, "/sokoban/first-steps/3")
+    first = me.act("move", moves="d", page="abcd1234", seq="1")
+    assert first.headers["X-Play-Seq"] == "1" and moves_shown(first.text) == 1
+    both = me.act("move", moves=["u", "d"], page="abcd1234", seq="3")  # two keys in one
+    assert both.headers["X-Play-Seq"] == "3" and moves_shown(both.text) == 3
+    late = me.act("move", moves="u", page="abcd1234", seq="2")
+    assert late.status_code == 204 and late.headers["X-Play-Seq"] == "2"
+    assert moves_shown(client.get("/sokoban/first-steps/3").text) == 3
+
+
+def test_playback_counts_in_the_figure_the_solver_optimised(app, client):
+    from webapp.games.blocks import GAME
+    from webapp.runner import Job, Request
+    from webapp.solvers import get_runner
+    from webapp.solving import solve
+
+    level = GAME.parse((ROOT / "levels" / "blocks" / "classics.txt").read_text())[0]
+    result = solve(GAME, level, "path", limits=Limits(seconds=60))
+    assert result.metric == "path_moves" and len(result.moves) == 118  # steps played back
+    path = "/blocks/classics/1"
+    Player(client, path)
+    request = Request("blocks", "", [], "path", Limits(), player_of(client), "blocks/classics/1")
+    job = Job(id="paths", request=request, state="done", result=result)
+    with app.app_context():
+        get_runner().jobs[job.id] = job
+    page = client.get(path).text
+    assert "move 0 of 118" in page and "· 0 of 81 path moves" in page
+    job.playback.seek(40)
+    reached = GAME.count(level, result.moves[:40])["path_moves"]
+    assert f"· {reached} of 81 path moves" in client.get(path).text and 0 < reached < 40
+
+
+def test_a_solve_too_quick_to_chart_draws_no_lines_and_a_longer_one_has_axes():
+    from webapp.runner import Job, Request
+    from webapp.watch import chart
+
+    job = Job(id="c", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
+    job.history.extend([(0.0, 0, 1), (0.01, 500, 0)])  # the "X": up, and down to nothing
+    assert chart(job) == {}
+    job.history.clear()
+    job.history.extend((t / 10, 1000 * t, 300 * t) for t in range(1, 21))
+    drawn = chart(job)
+    assert drawn["seconds"] == 2.0 and drawn["states"] == 20_000
+    assert drawn["expanded"].endswith("300.0,0.0") and drawn["frontier"].endswith("300.0,56.0")
+
+
+def test_a_bad_picture_upload_returns_to_the_puzzle_with_the_message(client):
+    import io
+
+    path = "/sliding/p/3x4-12345678a0b9"
+    me = Player(client, path)
+    assert moves_shown(me.act("move", moves="D").text) == 1
+    response = client.post(
+        "/sliding/picture",
+        content_type="multipart/form-data",
+        data={
+            "csrf_token": me.token,
+            "back": path,
+            "picture": (io.BytesIO(b"just some text"), "notes.png"),
+        },
+    )
+    assert response.status_code == 400
+    assert "That picture cannot be used: " in response.text and "not a picture" in response.text
+    assert 'id="play"' in response.text and moves_shown(response.text) == 1  # the game, as it was
+    assert 'name="picture"' in response.text  # the upload form, to try another
+
+
+def test_klotski_levels_say_their_other_name_and_goal_and_vexed_lessons_teach(client):
+    classic = client.get("/blocks/classics/1").text
+    assert "<i>Heng Dao Li Ma</i>" in classic
+    assert re.search(
+        r"<b>Goal:</b> bring piece <b>A</b> \(2×2\) to\s+rows 4–5,\s+columns 2–3", classic
+    )
+    assert "(the exit at the bottom)" in classic
+    lesson = client.get("/vexed/tutorial/1").text
+    assert '<p class="intro lesson" id="level-intro"><b>Lesson 1:</b> Slide a block' in lesson
+    assert 'id="level-intro"' not in client.get("/vexed/childrens-pack/1").text
