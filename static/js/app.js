@@ -97,7 +97,15 @@
     }).finally(() => { inFlight -= 1; pump(); });
   }
 
+  // While the game animates a move (hold), the newest answer waits its turn to be shown.
+  let waiting = null;
   function showPlay(html) {
+    const game = current();
+    if (game && game.hold && game.hold()) {
+      if (waiting === null) setTimeout(() => { const next = waiting; waiting = null; showPlay(next); }, 50);
+      waiting = html;
+      return;
+    }
     const old = document.getElementById("play");
     if (!old) return;
     htmx.swap(old, html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
