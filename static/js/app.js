@@ -68,7 +68,9 @@
       const values = Object.assign({}, queue.shift());
       if (values.action === "move" && joinable(values, values)) {
         values.moves = [values.moves];
-        while (queue.length > 0 && joinable(values, queue[0])) values.moves.push(queue.shift().moves);
+        while (queue.length > 0 && values.moves.length < 200 && joinable(values, queue[0])) {
+          values.moves.push(queue.shift().moves);
+        }
       }
       post(level, values);
     }
