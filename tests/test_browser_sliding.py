@@ -79,7 +79,9 @@ def test_upload_a_non_image_and_see_the_message(page, live_server, tmp_path):
     page.goto(live_server.url + "/sliding/warm-up/2")
     page.locator("input[name=picture][type=file]").set_input_files(str(fake))
     page.locator("#upload-picture").click()
-    expect(page.locator(".error")).to_contain_text("not a picture we can read")
+    # Back on the puzzle, not a dead end: the board, and the reason beside it.
+    expect(page.locator("#play .notice")).to_contain_text("not a picture we can read")
+    expect(page.locator("#play .board")).to_be_visible()
 
 
 def test_watch_a_solve_and_its_playback(page, live_server):

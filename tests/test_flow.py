@@ -186,6 +186,11 @@ def test_an_answer_names_its_request_and_an_overtaken_one_is_not_played(client, 
     late = me.act("move", moves="u", page="abcd1234", seq="2")
     assert late.status_code == 204 and late.headers["X-Play-Seq"] == "2"
     assert moves_shown(client.get("/sokoban/first-steps/3").text) == 3
+    # Keys sent together: a refused one is skipped quietly, the rest played; too many is a 400.
+    wall = me.act("move", moves=["l", "u", "l"], quiet="1")  # walls on the left
+    assert 'class="notice"' not in wall.text and moves_shown(wall.text) == 4
+    assert me.act("move", moves=["u", "d"] * 501).status_code == 400
+    assert moves_shown(client.get("/sokoban/first-steps/3").text) == 4
 
 
 def test_playback_counts_in_the_figure_the_solver_optimised(app, client):

@@ -182,6 +182,7 @@ def replay_context(found: Found, text: str, at: str | None) -> dict[str, Any]:
     if at is not None and at.isdecimal():
         position = min(int(at), len(spelled))
     moves = game.join_moves(spelled)
+    kept = {"picture": request.args["picture"]} if request.args.get("picture") else {}
     return {
         "moves": spelled,
         "move_text": moves,
@@ -189,7 +190,7 @@ def replay_context(found: Found, text: str, at: str | None) -> dict[str, Any]:
         "state": states[position],
         "figures": game.count(found.level, spelled[:position]),
         "solved": game.is_solved(found.level, states[position]),
-        "step_url": lambda n: f"{found.ref.path}?{urlencode({'moves': moves, 'at': n})}",
+        "step_url": lambda n: f"{found.ref.path}?{urlencode({'moves': moves, 'at': n, **kept})}",
     }
 
 

@@ -52,6 +52,8 @@ from webapp.watch import panel_context
 bp = Blueprint("web", __name__)
 
 MAX_MOVE_TEXT = 200_000
+#: Most separate moves in one request (keys that queued up behind a slow answer).
+MAX_MOVE_TEXTS = 1000
 #: A page's own name for itself, so the moves it numbers are played in its order.
 _PAGE_ID = re.compile(r"[a-z0-9]{4,24}")
 TURNS = Turns()
@@ -196,7 +198,9 @@ def _act(found: Found) -> Response | str:
 def _play_moves(found: Found, play: Play, texts: list[str]) -> str:
     """Play each text of moves in turn (a page sends several that queued up behind a slow
     answer): one the rules refuse is skipped and the rest still played. The refusal to show,
-    if any; IllegalMove when all were refused."""
+    if any; a lone text refused raises IllegalMove, as a single move always did."""
+    if len(texts) > MAX_MOVE_TEXTS:
+        raise MoveError(f"too many moves at once (the most is {MAX_MOVE_TEXTS:,} a request)")
     refused = ""
     for text in texts:
         if len(text) > MAX_MOVE_TEXT:
@@ -228,7 +232,7 @@ def _play_from_here(found: Found, play: Play) -> Response:
     except IllegalMove as exc:
         raise BadRequest(f"This replay link does not work on this level: {exc}") from None
     save_play(found, play)
-    return redirect(found.ref.path, code=303)
+    return redirect(_with_picture(found.game, found.ref.path), code=303)
 
 
 def _cell(text: str) -> tuple[int, int]:

@@ -68,7 +68,9 @@
       const values = Object.assign({}, queue.shift());
       if (values.action === "move" && joinable(values, values)) {
         values.moves = [values.moves];
-        while (queue.length > 0 && joinable(values, queue[0])) values.moves.push(queue.shift().moves);
+        while (queue.length > 0 && values.moves.length < 200 && joinable(values, queue[0])) {
+          values.moves.push(queue.shift().moves);
+        }
       }
       post(level, values);
     }
@@ -97,7 +99,15 @@
     }).finally(() => { inFlight -= 1; pump(); });
   }
 
+  // While the game animates a move (hold), the newest answer waits its turn to be shown.
+  let waiting = null;
   function showPlay(html) {
+    const game = current();
+    if (game && game.hold && game.hold()) {
+      if (waiting === null) setTimeout(() => { const next = waiting; waiting = null; showPlay(next); }, 50);
+      waiting = html;
+      return;
+    }
     const old = document.getElementById("play");
     if (!old) return;
     htmx.swap(old, html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
