@@ -11,9 +11,11 @@ import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -317,3 +319,47 @@ def test_redis_restarted_pages_play_and_solves_say_unavailable_until_it_is_back(
         assert status_of(read_until(ws, status_of)) == "solved"
     finally:
         ws.close()
+
+
+def test_the_cluster_command_serves_and_ctrl_c_stops_everything(tmp_path):
+    from tests.conftest import free_port
+
+    # Somewhere PostgreSQL's own user can reach when the tests run as root (pytest's folders
+    # are private to root).
+    folder = Path(tempfile.mkdtemp(prefix="puzzlelab-cluster-"))
+    folder.chmod(0o755)
+    port = free_port()
+    command = [
+        sys.executable, "-m", "webapp.cluster", "--web", "2", "--workers", "1",
+        "--port", str(port), "--redis-port", str(free_port()), "--pg-port", str(free_port()),
+        "--folder", str(folder), "--threads", "8",
+    ]  # fmt: skip
+    log = tmp_path / "cluster.log"
+    cluster = subprocess.Popen(
+        command, cwd=ROOT, stdout=log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True
+    )
+    try:
+        wait_until(lambda: "serving on" in log.read_text() or cluster.poll() is not None, 90)
+        assert "serving on" in log.read_text(), log.read_text()
+        visitor = Visitor(_At(port), QUICK)
+        assert 'data-moves="1"' in visitor.move(_At(port), "d")
+        children = subprocess.run(
+            ["pgrep", "-s", str(cluster.pid)], capture_output=True, text=True
+        ).stdout.split()
+        cluster.send_signal(signal.SIGINT)
+        cluster.wait(60)
+        assert "stopped" in log.read_text()
+        for pid in map(int, children):
+            assert wait_until(lambda pid=pid: process_gone(pid), 10), log.read_text()
+    finally:
+        if cluster.poll() is None:
+            os.killpg(cluster.pid, signal.SIGKILL)
+            cluster.wait(10)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+class _At:
+    """Where a request goes: only a port, for a server this test did not start itself."""
+
+    def __init__(self, port: int):
+        self.port = port
