@@ -60,17 +60,29 @@ def _tree(roots: list[int]) -> list[int]:
     return found
 
 
-def cpu_seconds(roots: list[int]) -> float:
-    """CPU time of the processes under ``roots``, with that of their waited-for children."""
-    total = 0
+#: Which tier a process belongs to, by its command line.
+TIERS = (("redis-server", "redis"), ("postgres", "database"), ("webapp.worker", "workers"))
+
+
+def cpu_seconds(roots: list[int]) -> dict[str, float]:
+    """CPU time of the processes under ``roots``, with that of their waited-for children, per
+    tier (web, database, redis, workers, and the cluster command itself under "other")."""
+    totals: dict[str, float] = {}
     for pid in _tree(roots):
         try:
             with open(f"/proc/{pid}/stat") as stat:
                 fields = stat.read().rsplit(")", 1)[1].split()
-            total += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                command = cmdline.read().replace(b"\0", b" ").decode(errors="replace")
         except (OSError, IndexError, ValueError):
             continue
-    return total / TICKS
+        tier = "web" if "gunicorn" in command else "other"
+        for needle, name in TIERS:
+            if needle in command:
+                tier = name
+        ticks = sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+        totals[tier] = totals.get(tier, 0.0) + ticks / TICKS
+    return totals
 
 
 @contextmanager
@@ -202,7 +214,8 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict:
         for watcher in watchers:
             watcher.start()
         times, errors, elapsed = over_http(port, args.players, args.seconds, args.moves, args.rate)
-        cpu = cpu_seconds(roots) - cpu_before
+        cpu_after = cpu_seconds(roots)
+        cpu = {tier: cpu_after[tier] - cpu_before.get(tier, 0.0) for tier in cpu_after}
         for watcher in watchers:
             watcher.join(args.seconds + 60)
     outcomes: dict[str, int] = {}
@@ -258,9 +271,18 @@ def main() -> None:
         print(
             f"| {name} | {len(times)} | {len(times) / row['elapsed']:.0f} | "
             f"{statistics.median(times):.1f} | {percentile(times, 0.99):.1f} | {row['errors']} | "
-            f"{row['cpu'] * 1000 / max(1, len(times)):.2f} | {row['received']} | "
+            f"{sum(row['cpu'].values()) * 1000 / max(1, len(times)):.2f} | {row['received']} | "
             f"{len(row['watch_errors'])} | {outcomes} |"
         )
+    print()
+    print("Server CPU per move by tier (ms; solves included when watchers run):")
+    print()
+    for row in rows:
+        moves = max(1, len(row["times"]))
+        tiers = ", ".join(
+            f"{tier} {seconds * 1000 / moves:.2f}" for tier, seconds in sorted(row["cpu"].items())
+        )
+        print(f"- {row['mode']}: {tiers}")
     for row in rows:
         for error in row["watch_errors"]:
             print(f"- {row['mode']} watcher error: {error}")

@@ -455,10 +455,12 @@ class RedisRunner:
                 time.sleep(0.5)
 
     def follow(self) -> None:
-        """Bring the mirrored solves up to date; forget ones nobody here looks at."""
+        """Bring the mirrored solves up to date (their versions in one round trip); forget
+        ones nobody here looks at."""
         now = time.monotonic()
         with self.lock:
             jobs = list(self.jobs.values())
+        followed = []
         for job in jobs:
             idle = now - self._touched.get(job.id, now)
             if self._local_watchers.get(job.id, 0) == 0 and idle > FOLLOW_SECONDS:
@@ -466,9 +468,15 @@ class RedisRunner:
                     self.jobs.pop(job.id, None)
                     self._seen.pop(job.id, None)
                     self._touched.pop(job.id, None)
-                continue
-            if not job.done:
-                self._refresh(job)
+            elif not job.done:
+                followed.append(job)
+        if followed:
+            pipe = self.client.pipeline(transaction=False)
+            for job in followed:
+                pipe.hget(_key(job.id), "version")
+            for job, version in zip(followed, pipe.execute(), strict=True):
+                if version is None or int(version) != self._seen.get(job.id):
+                    self._refresh(job)
         if now - self._last_reap > REAP_EVERY:
             self._last_reap = now
             self._reap_dead(self.client.smembers(ACTIVE))
@@ -477,15 +485,22 @@ class RedisRunner:
         """End the running solves whose horse stopped beating (killed, or its worker was)."""
         now = time.time()
         client = self.client
-        for raw in job_ids:
-            job_id = raw.decode() if isinstance(raw, bytes) else raw
-            state, started, owner = client.hmget(_key(job_id), "state", "started", "owner")
+        ids = [raw.decode() if isinstance(raw, bytes) else raw for raw in job_ids]
+        if not ids:
+            return
+        pipe = client.pipeline(transaction=False)
+        for job_id in ids:
+            pipe.hmget(_key(job_id), "state", "started", "owner")
+            pipe.exists(_key(job_id, "alive"))
+        answers = pipe.execute()
+        for index, job_id in enumerate(ids):
+            (state, started, owner), alive = answers[2 * index], answers[2 * index + 1]
             if state is None:  # the record is gone: so is the solve
                 client.srem(ACTIVE, job_id)
                 continue
             if state != b"running" or not started or now - float(started) < DEAD_AFTER:
                 continue
-            if client.exists(_key(job_id, "alive")):
+            if alive:
                 continue
             if client.exists(_key(job_id, "cancel")):
                 result = Result(status="cancelled")
