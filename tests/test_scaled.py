@@ -363,3 +363,11 @@ class _At:
 
     def __init__(self, port: int):
         self.port = port
+
+
+def test_a_hint_is_worked_out_by_a_worker(cluster):
+    a = cluster.web[0]
+    visitor = Visitor(a, QUICK)
+    hint = visitor.request(a, "POST", QUICK + "/hint")
+    assert visitor.status == 200
+    assert "Next move:" in hint, hint
