@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: run test lint bench clean warm system-packages
+.PHONY: run cluster test lint bench clean warm system-packages
 
 $(VENV)/.run: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,9 +29,21 @@ warm: $(VENV)/.run
 run: warm
 	$(VENV)/bin/gunicorn -c python:webapp.serving --bind $(HOST):$(PORT) wsgi:app
 
+# The scaled mode on this machine: Redis and PostgreSQL (files in instance/cluster/), WEB gunicorn
+# web processes serving on PORT and WORKERS solver workers; Ctrl+C stops them all.
+# docs/DEPLOY.md spreads the same pieces over several hosts.
+WEB ?= 2
+WORKERS ?= 2
+REDIS_PORT ?= 6379
+PG_PORT ?= 5432
+cluster: warm
+	$(PY) -m webapp.cluster --web $(WEB) --workers $(WORKERS) --host $(HOST) --port $(PORT) \
+		--redis-port $(REDIS_PORT) --pg-port $(PG_PORT)
+
 # The Debian packages the tests need beyond Python: the program each provides, then the package
 # (Debian 12's postgresql is version 15; tests/postgres.py finds whichever version is there).
-SYSTEM_NEEDS := /usr/bin/chromium:chromium /usr/lib/postgresql/15/bin/initdb:postgresql
+SYSTEM_NEEDS := /usr/bin/chromium:chromium /usr/lib/postgresql/15/bin/initdb:postgresql \
+	/usr/bin/redis-server:redis-server
 
 # Install whichever of SYSTEM_NEEDS is missing: with apt-get as root, or else say what to install.
 system-packages:

@@ -1,6 +1,6 @@
 """The solver service, in the flaskr way: ``init_app(app)`` makes the app's Runner (solves and
-hints in child processes) and its Tables; views reach them with ``get_runner()`` and
-``get_tables()``."""
+hints in child processes; on RQ workers, ``webapp.rqrunner``, when ``REDIS_URL`` is set) and
+its Tables; views reach them with ``get_runner()`` and ``get_tables()``."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 from flask import Flask, current_app
 
 from webapp import games
+from webapp.rqrunner import RedisRunner
 from webapp.runner import Runner
 from webapp.search import Limits
 from webapp.tables import Tables
@@ -19,19 +20,29 @@ from webapp.tables import Tables
 
 def init_app(app: Flask) -> None:
     config = app.config
-    runner = Runner(
-        max_running=config.get("SOLVE_MAX_RUNNING"),
-        orphan_grace=float(config.get("SOLVE_ORPHAN_GRACE", 10)),
-        max_queued=int(config.get("SOLVE_MAX_QUEUED", 32)),
-        per_owner=int(config.get("SOLVE_PER_PLAYER", 3)),
-    )
+    runner: Runner | RedisRunner
+    if config.get("REDIS_URL"):
+        # The scaled mode: solves run on RQ workers, shared by every web process.
+        runner = RedisRunner(
+            config["REDIS_URL"],
+            orphan_grace=float(config.get("SOLVE_ORPHAN_GRACE", 10)),
+            max_queued=int(config.get("SOLVE_MAX_QUEUED", 32)),
+            per_owner=int(config.get("SOLVE_PER_PLAYER", 3)),
+        )
+    else:
+        runner = Runner(
+            max_running=config.get("SOLVE_MAX_RUNNING"),
+            orphan_grace=float(config.get("SOLVE_ORPHAN_GRACE", 10)),
+            max_queued=int(config.get("SOLVE_MAX_QUEUED", 32)),
+            per_owner=int(config.get("SOLVE_PER_PLAYER", 3)),
+        )
     app.extensions["puzzlelab.runner"] = runner
     app.extensions["puzzlelab.tables"] = Tables(runner.call)
     if not config.get("TESTING") and config.get("PREBUILD_TABLES", True):
         prebuild_disk_tables(Path(app.instance_path))
 
 
-def get_runner() -> Runner:
+def get_runner() -> Runner | RedisRunner:
     return current_app.extensions["puzzlelab.runner"]
 
 

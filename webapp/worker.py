@@ -1,0 +1,45 @@
+"""A solver worker for the scaled mode: ``python -m webapp.worker [--url redis://...]``.
+
+An RQ worker on the queue of ``webapp.rqrunner``, after importing the solvers and readying
+their compiled kernels once, so each solve's work horse (a fork) starts with them in memory.
+Run as many as the solver hosts have cores for, on any host that reaches Redis. When Redis
+goes away the worker waits for it and carries on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import time
+
+import redis
+from rq import Worker
+
+from webapp.rqrunner import QUEUE, connect
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--url", default=os.environ.get("PUZZLE_LAB_REDIS_URL"))
+    parser.add_argument("--name", default=None, help="the worker's name in RQ")
+    args = parser.parse_args()
+    if not args.url:
+        parser.error("give --url or set PUZZLE_LAB_REDIS_URL")
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s worker %(message)s")
+    import webapp.games  # noqa: F401 - imported once, before the horses fork
+    import webapp.solving  # noqa: F401
+    import webapp.warmed  # noqa: F401
+
+    while True:
+        try:
+            worker = Worker([QUEUE], connection=connect(args.url), name=args.name)
+            worker.work(logging_level="WARNING")
+            return  # stopped by a signal
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            logging.warning("Redis unreachable (%s); trying again", exc)
+            time.sleep(1.0)
+
+
+if __name__ == "__main__":
+    main()
