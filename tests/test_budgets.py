@@ -124,3 +124,22 @@ def test_forwarded_addresses_count_only_behind_the_configured_proxies(tmp_path):
         client.environ_base["REMOTE_ADDR"] = "127.0.0.1"
         seen.append(client.get("/whoami", headers=forwarded).text)
     assert seen == ["127.0.0.1", "198.51.100.9"]
+
+
+def test_budgets_kept_in_an_unreachable_redis_never_stop_play(tmp_path):
+    app = create_app(
+        {
+            "TESTING": True,
+            "INSTANCE_PATH": str(tmp_path),
+            "RATELIMIT_STORAGE_URI": "redis://127.0.0.1:9/0",  # nothing listens there
+        }
+    )
+    client, token = fresh(app)
+    page = client.get("/sokoban/microban/1")
+    assert page.status_code == 200
+    move = client.post(
+        "/sokoban/microban/1/play",
+        data={"action": "move", "moves": "r"},
+        headers={"X-CSRF-Token": csrf_of(page.text), "HX-Request": "true"},
+    )
+    assert move.status_code == 200 and 'id="count-moves">1<' in move.text

@@ -70,8 +70,15 @@ def limiter() -> Limiter:
 
 
 def allow_new_player() -> bool:
-    """Count one new player for this client; False when its budget of new players is spent."""
-    return limiter().limiter.hit(parse(NEW_PLAYERS), "new-player", client_key())
+    """Count one new player for this client; False when its budget of new players is spent.
+    With the counts' store unreachable (Redis down), the visitor is let in."""
+    limits = limiter()
+    if not limits.enabled:
+        return True
+    try:
+        return limits.limiter.hit(parse(NEW_PLAYERS), "new-player", client_key())
+    except Exception:  # noqa: BLE001 - any storage failure: play goes on without this count
+        return True
 
 
 def init_app(app: Flask) -> None:
@@ -86,6 +93,10 @@ def init_app(app: Flask) -> None:
         strategy="moving-window",
         key_prefix="puzzlelab",
         enabled=bool(app.config.get("BUDGETS", True)),
+        # Redis down must not stop play (moves need only the database): the budgets fall
+        # back to counting in this process until it is back.
+        swallow_errors=True,
+        in_memory_fallback_enabled=True,
     )
     app.extensions["puzzlelab.limiter"] = limits
     for endpoint, (limit, message) in LIMITS.items():
