@@ -14,9 +14,9 @@ LEVEL = "/sokoban/microban/1"
 KEY = ("sokoban", "microban/1")
 
 
-def stored(app, player_id: str) -> SavedGame | None:
+def stored(app, player_id: str, key: tuple[str, str] = KEY) -> SavedGame | None:
     with app.test_request_context():
-        return get_store().load_game(player_id, *KEY)
+        return get_store().load_game(player_id, *key)
 
 
 def break_the_game(app, client) -> tuple[Player, str, SavedGame]:
@@ -87,3 +87,37 @@ def test_a_refused_move_is_a_message_not_an_error(player, action):
     fields = {"moves": "uuuu"} if action == "move" else {"cell": "0,0"}
     answer = me.act(action, **fields)
     assert answer.status_code in (200, 204)
+
+
+def test_two_tabs_playing_at_once_keep_every_acknowledged_move(tmp_path):
+    """Two tabs of one player send moves at the same time (two threads, one cookie): every
+    move the server acknowledged is in the stored game."""
+    import threading
+
+    from webapp import create_app
+
+    # Budgets off: two tabs this eager would spend the moves' budget (40 a second).
+    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path), "BUDGETS": False})
+    first = app.test_client()
+    tab_a = Player(first, "/sokoban/first-steps/3")
+    second = app.test_client()
+    second.set_cookie("puzzlelab", first.get_cookie("puzzlelab").value)
+    tab_b = Player(second, "/sokoban/first-steps/3")
+    acknowledged = []
+
+    def play(tab: Player) -> None:
+        for _ in range(40):
+            # Down and back up in one request: legal whenever the game is as it was.
+            answer = tab.act("move", moves="du")
+            if answer.status_code == 200 and 'class="notice"' not in answer.text:
+                acknowledged.append(2)
+
+    threads = [threading.Thread(target=play, args=(tab,)) for tab in (tab_a, tab_b)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    with first.session_transaction() as session:
+        player_id = session["player"]
+    saved = stored(app, player_id, ("sokoban", "first-steps/3"))
+    assert sum(acknowledged) == 160 and len(saved.history) == 160

@@ -22,6 +22,7 @@ from webapp.store import (
     PostgresStore,
     Recent,
     SavedGame,
+    StaleGame,
     Store,
     StoreUnavailable,
     connect,
@@ -95,6 +96,62 @@ def test_a_saved_game_loads_back_for_its_player_and_level_only(store, open_store
     assert other.load_game("p", "vexed", "microban/1") is None
     store.save_game("p", *KEY, SavedGame(["d"], 1))  # a new history replaces the old one
     assert other.load_game("p", *KEY) == SavedGame(["d"], 1)
+
+
+def test_a_save_checked_against_a_game_that_changed_meanwhile_is_refused(store, open_store):
+    # Two tabs (or two web processes) load the same game; the first saves a move; the second's
+    # save, checked against what it loaded, is refused and overwrites nothing.
+    store.save_game("p", *KEY, SavedGame(["r"], 1))
+    tab_a, tab_b = store.load_game("p", *KEY), open_store().load_game("p", *KEY)
+    store.save_game("p", *KEY, SavedGame(["r", "d"], 2), expected=tab_a)
+    with pytest.raises(StaleGame):
+        store.save_game("p", *KEY, SavedGame(["r", "u"], 2), expected=tab_b)
+    assert store.load_game("p", *KEY) == SavedGame(["r", "d"], 2)
+    # A first save checked against "nothing stored" is refused once a game is there, even
+    # with its win: neither the game nor the result is written.
+    with pytest.raises(StaleGame):
+        store.save_game("q", *KEY, SavedGame(["l"], 1))
+        open_store().save_game("q", *KEY, SavedGame(["R"], 1), {"moves": 1}, expected=None)
+    assert store.load_game("q", *KEY) == SavedGame(["l"], 1)
+    assert store.best("q", *KEY) is None
+
+
+def test_two_apps_on_one_database_never_overwrite_each_others_moves(tmp_path, database):
+    """Two web processes (here two apps, each with its own caches) serve one player's two
+    tabs: a move saved through one is never lost to a save through the other."""
+    settings = {"DATABASE_URL": database} if database.startswith("postgresql") else {}
+    apps = [
+        create_app(
+            {
+                "TESTING": True,
+                "INSTANCE_PATH": str(tmp_path / name),
+                "DATABASE": database if not settings else str(tmp_path / "unused.sqlite3"),
+                "SECRET_KEY": "one key for both",
+                **settings,
+            }
+        )
+        for name in ("one", "two")
+    ]
+    first, second = (app.test_client() for app in apps)
+    tab_a = Player(first, "/sokoban/first-steps/2")
+    second.set_cookie("puzzlelab", first.get_cookie("puzzlelab").value)
+    tab_b = Player(second, "/sokoban/first-steps/2")  # loads (and keeps) the empty game
+    assert '<b id="count-moves">1</b>' in tab_a.act("move", moves="d").text
+    answer = tab_b.act("move", moves="r")
+    if answer.status_code == 409:
+        # Tab B's process held an out-of-date copy (SQLite's Recent): refused, and the page
+        # reloads to show tab A's move; the move is played again from there.
+        assert answer.headers["HX-Refresh"] == "true"
+        assert '<b id="count-moves">1</b>' in second.get("/sokoban/first-steps/2").text
+        answer = tab_b.act("move", moves="r")
+    assert answer.status_code == 200 and '<b id="count-moves">2</b>' in answer.text
+    with first.session_transaction() as session:
+        player = session["player"]
+    if settings:
+        reader: Store = PostgresStore(PostgresConnections(database, size=1))
+    else:
+        reader = Store(connect(database))  # no cache: what the database holds
+    assert reader.load_game(player, "sokoban", "first-steps/2").history == ["d", "R"]
 
 
 def test_the_undo_cursor_is_kept_and_started_counts_only_games_with_moves(store, open_store):

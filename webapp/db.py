@@ -21,6 +21,7 @@ from webapp.store import (
     PostgresConnections,
     PostgresStore,
     Recent,
+    StaleGame,
     Store,
     StoreUnavailable,
     connect,
@@ -58,6 +59,7 @@ def init_app(app: Flask) -> None:
             return Store(connect(path), recent)
 
     app.register_error_handler(StoreUnavailable, store_unavailable)
+    app.register_error_handler(StaleGame, stale_game)
     if not app.config.get("TESTING"):
         start_expiry(make_store, float(app.config.get("EXPIRE_DAYS", 180)), bool(url))
 
@@ -108,3 +110,15 @@ def store_unavailable(error: StoreUnavailable) -> tuple[str, int, dict[str, str]
     if request.headers.get("HX-Request"):
         return UNREACHABLE, 503, {**headers, "Content-Type": "text/plain; charset=utf-8"}
     return render_template("error.html", message=UNREACHABLE), 503, headers
+
+
+#: What a player sees when their game changed elsewhere while this request was on its way.
+STALE = "This game was changed in another tab or window; here it is as it stands now."
+
+
+def stale_game(error: StaleGame) -> tuple[str, int, dict[str, str]]:
+    """A 409: the save was refused, nothing was overwritten. htmx reloads the page (so the
+    board shows the stored game); a plain form gets the sentence and a link back."""
+    if request.headers.get("HX-Request"):
+        return STALE, 409, {"HX-Refresh": "true", "Content-Type": "text/plain; charset=utf-8"}
+    return render_template("error.html", message=STALE), 409, {}

@@ -105,6 +105,7 @@ def load_play(found: Found) -> Play:
     key = (player_id(), found.game.name, found.ref.key)
     play = Play(found.game, found.level, cache=STATES, cache_key=key)
     if saved is not None:
+        play.version = SavedGame(list(saved.history), saved.cursor)
         play.history, play.cursor = saved.history, min(saved.cursor, len(saved.history))
         play.state  # noqa: B018 - replay now: a history the rules refuse marks the game broken
     return play
@@ -118,8 +119,15 @@ def save_play(found: Found, play: Play) -> None:
     win = play.figures if play.solved and play.moves else None
     saved = SavedGame(play.history, play.cursor)
     get_store().save_game(
-        player_id(), found.game.name, found.ref.key, saved, win=win, assisted=play.assisted
+        player_id(),
+        found.game.name,
+        found.ref.key,
+        saved,
+        win=win,
+        assisted=play.assisted,
+        expected=play.version,
     )
+    play.version = SavedGame(list(play.history), play.cursor)
 
 
 # -- onward: progress and the next level --------------------------------------------------------

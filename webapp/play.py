@@ -90,6 +90,9 @@ class Play:
     #: the first move the rules refuse and takes no move but a restart (``mark_broken``).
     broken: str = ""
     _broken_at: int | None = None
+    #: The game as the store held it when this one was loaded (None: nothing was stored);
+    #: a save goes through only if that is still what is stored.
+    version: Any = None
 
     # -- derived ------------------------------------------------------------------------------
     @property

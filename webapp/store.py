@@ -67,6 +67,15 @@ class StoreUnavailable(Exception):
     """The database cannot be reached (or has no connection free); nothing was written."""
 
 
+class StaleGame(Exception):
+    """The stored game changed since it was loaded (another tab, another web process): the
+    save was refused and nothing was written; the page loads the game again."""
+
+
+#: ``save_game`` without an ``expected`` version: the game is written whatever is stored.
+UNCHECKED: Any = object()
+
+
 def connect(path: str) -> sqlite3.Connection:
     """Open the database, creating the schema; WAL lets readers and a writer run together."""
     conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
@@ -128,6 +137,13 @@ class Recent:
             self._entries.move_to_end(key)
             while len(self._entries) > self.size:
                 self._entries.popitem(last=False)
+
+    def forget(self, key: tuple[str, ...]) -> None:
+        """Drop what is kept for ``key`` (it was found out of date): the next read goes to
+        the database."""
+        with self._lock:
+            self._entries.pop(key, None)
+            self._writes[key[0]] = self._writes.get(key[0], 0) + 1
 
     def clear(self) -> None:
         with self._lock:
@@ -207,16 +223,25 @@ class Store:
         win: dict[str, int] | None = None,
         *,
         assisted: bool = False,
+        expected: SavedGame | None = UNCHECKED,
     ) -> None:
         """Keep the game; with ``win`` (the figures of the win it ends in), record the win in
         the same transaction, so the game is never saved solved without its result. An
         ``assisted`` win (a solver's solution, a replay link's moves) marks the level solved
-        with help and leaves the player's best as it was."""
+        with help and leaves the player's best as it was.
+
+        ``expected`` is the game as it was loaded (None: there was none): the save happens
+        only if that is still what is stored, else StaleGame and nothing is written. So a
+        save never silently overwrites moves another tab or web process made meanwhile."""
         if self.recent is None:
-            self._save_game(player, game, level, saved, win, assisted)
+            self._save_game(player, game, level, saved, win, assisted, expected)
             return
         with self.recent.writing:
-            best = self._save_game(player, game, level, saved, win, assisted)
+            try:
+                best = self._save_game(player, game, level, saved, win, assisted, expected)
+            except StaleGame:
+                self.recent.forget(("game", player, game, level))
+                raise
             copy = SavedGame(list(saved.history), saved.cursor)
             self.recent.put(("game", player, game, level), copy)
             if best is not None:
@@ -230,19 +255,40 @@ class Store:
         saved: SavedGame,
         win: dict[str, int] | None,
         assisted: bool = False,
+        expected: SavedGame | None = UNCHECKED,
     ) -> dict[str, int] | None:
-        sql = (
-            "INSERT INTO games (player, game, level, history, cursor, updated) "
-            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (player, game, level) DO UPDATE SET "
-            "history=excluded.history, cursor=excluded.cursor, updated=excluded.updated"
-        )
-        row = (player, game, level, json.dumps(saved.history), saved.cursor, self.clock())
+        history = json.dumps(saved.history)
+        if expected is UNCHECKED:
+            sql = (
+                "INSERT INTO games (player, game, level, history, cursor, updated) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (player, game, level) DO UPDATE SET "
+                "history=excluded.history, cursor=excluded.cursor, updated=excluded.updated"
+            )
+            row: tuple = (player, game, level, history, saved.cursor, self.clock())
+        elif expected is None:
+            sql = (
+                "INSERT INTO games (player, game, level, history, cursor, updated) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (player, game, level) DO NOTHING"
+            )
+            row = (player, game, level, history, saved.cursor, self.clock())
+        else:
+            sql = (
+                "UPDATE games SET history=?, cursor=?, updated=? WHERE player=? AND game=? "
+                "AND level=? AND history=? AND cursor=?"
+            )
+            row = (history, saved.cursor, self.clock(), player, game, level)
+            row += (json.dumps(expected.history), expected.cursor)
+
+        def write_game(statements: Statements) -> None:
+            if statements.run(sql, row) == 0 and expected is not UNCHECKED:
+                raise StaleGame(f"{player}/{game}/{level} changed since it was loaded")
+
         if win is None:
-            self.run(sql, row)  # one statement, its own transaction: the common move
+            write_game(self)  # one statement, its own transaction: the common move
             return None
 
         def save_both(statements: Statements) -> dict[str, int] | None:
-            statements.run(sql, row)
+            write_game(statements)
             if assisted:
                 statements.run(
                     "INSERT INTO assisted (player, game, level, solved) VALUES (?, ?, ?, ?) "
