@@ -6,7 +6,7 @@ import pytest
 
 from webapp.games import get
 from webapp.games.base import IllegalMove, MoveError
-from webapp.play import RESTART, Play
+from webapp.play import ASSIST, RESTART, Play
 
 GAME = get("sokoban")
 LEVEL = GAME.parse("#######\n#@ $ .#\n#######")[0]
@@ -70,6 +70,22 @@ def test_replace_shows_exactly_the_replay_and_keeps_the_old_game_undoable():
     assert play.history == history
     play.undo(), play.undo(), play.undo()
     assert play.moves == ["r"]
+
+
+def test_moves_not_the_players_own_are_marked_and_undo_over_them_unmarks_the_game():
+    play = Play(GAME, LEVEL)
+    play.play(["r"])
+    play.play(["r"], assisted=True)  # a solver's move after the player's own
+    assert play.moves == ["r", "R"] and play.assisted
+    assert play.history == ["r", ASSIST, "R"]
+    assert play.undo() and play.moves == ["r"] and not play.assisted  # the mark goes too
+    assert play.redo() and play.moves == ["r", "R"] and play.assisted
+    play.replace(["r", "r"], assisted=True)  # the same moves: nothing changes
+    assert play.history == ["r", ASSIST, "R"]
+    play.restart()
+    assert not play.assisted and play.moves == []
+    with pytest.raises(MoveError):
+        play.play([ASSIST])
 
 
 def test_old_untouched_games_expire_and_current_ones_stay(tmp_path):
