@@ -45,7 +45,7 @@ def init_app(app: Flask) -> None:
 
 
 def solve_request(
-    found: Found, moves: list[str], algorithm: str, limits: Any, board: str
+    found: Found, moves: list[str], algorithm: str, limits: Any, board: str, kind: str = "solve"
 ) -> Request:
     game = found.game
     return Request(
@@ -58,6 +58,8 @@ def solve_request(
         board=board,
         game_module=games.module_of(game.name),
         tables_dir=current_app.instance_path,
+        client=request.remote_addr or "",
+        kind=kind,
     )
 
 
@@ -129,11 +131,12 @@ def next_move_hint(found: Found, play: Play) -> str:
         return "Next move: " + game.describe_move(found.level, play.state, tokens[0])
     limits = hint_limits()
     algorithm = game.default_for(found.level)
-    solve = solve_request(found, play.moves, algorithm, limits, found.board_key + "#hint")
+    solve = solve_request(found, play.moves, algorithm, limits, found.board_key + "#hint", "hint")
     try:
         handle = get_runner().submit(solve)
-    except Busy:
-        return "A hint is already being worked out."
+    except Busy as busy:
+        working = get_runner().latest(solve.owner, solve.board)
+        return "A hint is already being worked out." if working and not working.done else str(busy)
     with handle:
         result = handle.wait(limits.seconds + 5)
     if result is None:
