@@ -343,9 +343,21 @@ def test_the_cluster_command_serves_and_ctrl_c_stops_everything(tmp_path):
         assert "serving on" in log.read_text(), log.read_text()
         visitor = Visitor(_At(port), QUICK)
         assert 'data-moves="1"' in visitor.move(_At(port), "d")
-        children = subprocess.run(
-            ["pgrep", "-s", str(cluster.pid)], capture_output=True, text=True
-        ).stdout.split()
+        # A solver worker that dies is started again, as systemd would.
+        worker = subprocess.run(
+            ["pgrep", "-P", str(cluster.pid), "-f", "webapp.worker"], capture_output=True, text=True
+        ).stdout.split()[0]
+        os.kill(int(worker), signal.SIGKILL)
+        assert wait_until(
+            lambda: "worker-1 stopped (exit -9): starting it again" in log.read_text(), 10
+        )
+        children = [
+            pid
+            for pid in subprocess.run(
+                ["pgrep", "-P", str(cluster.pid)], capture_output=True, text=True
+            ).stdout.split()
+        ]
+        assert len(children) == 3  # redis, the worker again, gunicorn
         cluster.send_signal(signal.SIGINT)
         cluster.wait(60)
         assert "stopped" in log.read_text()

@@ -167,3 +167,43 @@ def test_a_server_killed_mid_stream_of_moves_loses_no_acknowledged_move(server):
     assert last <= stored <= last + 1  # at most the move in flight when it died
     database = sqlite3.connect(server.instance / "puzzlelab.sqlite3")
     assert database.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def _closed(ws: Client, timeout: float = 10.0) -> bool:
+    """True once the server has closed the socket (messages before that are read away)."""
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ws.receive(timeout=0.5)
+    except ConnectionClosed:
+        return True
+    return False
+
+
+def test_sockets_are_capped_per_solve_and_per_player_oldest_closed_first(tmp_path):
+    from tests.conftest import Server
+
+    server = Server(tmp_path / "instance", SOCKETS_PER_JOB="2", SOCKETS_PER_PLAYER="2")
+    server.start()
+    player = Browserless(server.url)
+    paths = []
+    try:
+        for level in ("/sokoban/xsokoban/5", "/sokoban/xsokoban/6"):
+            player.get(level)
+            panel = player.post(level + "/solve", algorithm="bfs")
+            paths.append(re.search(r'ws-connect="([^"]+)"', panel).group(1))
+        first = [player.socket(paths[0]) for _ in range(3)]
+        assert _closed(first[0]), "the oldest socket on the solve stayed open"
+        assert not _closed(first[1], 1.5) and not _closed(first[2], 1.5)
+        other = player.socket(paths[1])  # a third of the player's: the oldest open goes
+        assert _closed(first[1])
+        assert not _closed(first[2], 1.5) and not _closed(other, 1.5)
+        for ws in (*first, other):
+            try:
+                ws.close()
+            except ConnectionClosed:
+                pass  # closed by the server already
+    finally:
+        for level, path in zip(("/sokoban/xsokoban/5", "/sokoban/xsokoban/6"), paths, strict=False):
+            player.post(level + "/solve/cancel", job=path.rsplit("/", 1)[1])
+        server.stop()

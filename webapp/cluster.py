@@ -61,6 +61,7 @@ class Cluster:
         self.folder = Path(args.folder).resolve()
         self.folder.mkdir(parents=True, exist_ok=True)
         self.processes: list[tuple[str, subprocess.Popen]] = []
+        self.commands: dict[str, tuple[list[str], dict[str, str] | None]] = {}
         self.pg_bin = postgres_bin()
         self.pg_user: str | None = None
         if os.geteuid() == 0:
@@ -74,6 +75,7 @@ class Cluster:
         return (self.folder / f"{name}.log").open("ab")
 
     def spawn(self, name: str, command: list[str], env: dict[str, str] | None = None) -> None:
+        self.commands[name] = (command, env)
         process = subprocess.Popen(
             command,
             cwd=ROOT,
@@ -166,6 +168,32 @@ class Cluster:
                 time.sleep(0.2)
         say(f"{args.web} web processes and {args.workers} solver workers serving on {url}")
 
+    def watch(self) -> str:
+        """Start again a solver worker or Redis that stopped (as systemd's Restart=always
+        would); return the name of a web or database process that stopped, which ends all."""
+        while True:
+            time.sleep(0.5)
+            for index, (name, process) in enumerate(self.processes):
+                if process.poll() is None:
+                    continue
+                if not (name.startswith("worker") or name == "redis"):
+                    return name
+                say(f"{name} stopped (exit {process.returncode}): starting it again")
+                if self._group_alive(process):  # a horse left behind goes with its worker
+                    os.killpg(process.pid, signal.SIGKILL)
+                command, env = self.commands[name]
+                self.processes.pop(index)
+                self.spawn(name, command, env)
+                break
+
+    @staticmethod
+    def _group_alive(process: subprocess.Popen) -> bool:
+        try:
+            os.killpg(process.pid, 0)
+            return True
+        except ProcessLookupError:
+            return False
+
     def stop(self) -> None:
         for _name, process in reversed(self.processes):
             if process.poll() is None:
@@ -211,10 +239,8 @@ def main() -> None:
     try:
         cluster.start()
         say("Ctrl+C stops everything")
-        while all(process.poll() is None for _name, process in cluster.processes):
-            time.sleep(0.5)
-        stopped = [name for name, process in cluster.processes if process.poll() is not None]
-        say(f"{', '.join(stopped)} stopped: stopping the rest (logs in {cluster.folder})")
+        stopped = cluster.watch()
+        say(f"{stopped} stopped: stopping the rest (logs in {cluster.folder})")
     except KeyboardInterrupt:
         pass
     except (RuntimeError, KeyError) as error:

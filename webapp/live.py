@@ -7,6 +7,7 @@ On every (re)connect the server sends a full snapshot, so a dropped socket loses
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -36,6 +37,41 @@ MESSAGES_PER_SECOND = 20
 LIVELY_WAIT, QUIET_WAIT = 0.05, 0.25
 #: Least seconds between two progress updates on one socket.
 UPDATE_INTERVAL = 0.1
+#: Most sockets open at once on one solve, for one player and from one client address (the
+#: settings SOCKETS_PER_JOB, _PER_PLAYER, _PER_CLIENT); past a cap the oldest is closed.
+SOCKET_CAPS = {"job": 4, "player": 8, "client": 32}
+
+
+class Sockets:
+    """The open solver sockets of this process, capped per solve, player and client: each
+    holds a server thread, so a page reloaded in a loop or a script opening sockets must not
+    take them all. The oldest goes first, as it is most likely a page already left."""
+
+    def __init__(self) -> None:
+        self._open: list[tuple[dict[str, str], Any]] = []
+        self._lock = threading.Lock()
+
+    def opened(self, ws: Any, caps: dict[str, int], **keys: str) -> None:
+        closing = []
+        with self._lock:
+            self._open.append((keys, ws))
+            for name, cap in caps.items():
+                same = [entry for entry in self._open if entry[0][name] == keys[name]]
+                for entry in same[: max(0, len(same) - cap)]:
+                    self._open.remove(entry)
+                    closing.append(entry[1])
+        for old in closing:
+            try:
+                old.close(reason=1008, message="too many solver streams open: this was the oldest")
+            except Exception:  # noqa: BLE001 - already closing: nothing more to do
+                pass
+
+    def closed(self, ws: Any) -> None:
+        with self._lock:
+            self._open = [entry for entry in self._open if entry[1] is not ws]
+
+
+sockets = Sockets()
 
 
 def init_app(app: Flask) -> None:
@@ -45,7 +81,7 @@ def init_app(app: Flask) -> None:
 
 
 def solve_request(
-    found: Found, moves: list[str], algorithm: str, limits: Any, board: str
+    found: Found, moves: list[str], algorithm: str, limits: Any, board: str, kind: str = "solve"
 ) -> Request:
     game = found.game
     return Request(
@@ -58,6 +94,8 @@ def solve_request(
         board=board,
         game_module=games.module_of(game.name),
         tables_dir=current_app.instance_path,
+        client=request.remote_addr or "",
+        kind=kind,
     )
 
 
@@ -130,11 +168,12 @@ def next_move_hint(found: Found, play: Play) -> str:
         return "Next move: " + game.describe_move(found.level, play.state, tokens[0])
     limits = hint_limits()
     algorithm = game.default_for(found.level)
-    solve = solve_request(found, play.moves, algorithm, limits, found.board_key + "#hint")
+    solve = solve_request(found, play.moves, algorithm, limits, found.board_key + "#hint", "hint")
     try:
         handle = get_runner().submit(solve)
-    except Busy:
-        return "A hint is already being worked out."
+    except Busy as busy:
+        working = get_runner().latest(solve.owner, solve.board)
+        return "A hint is already being worked out." if working and not working.done else str(busy)
     with handle:
         result = handle.wait(limits.seconds + 5)
     if result is None:
@@ -168,12 +207,19 @@ def solve_socket(ws: Any, game_name: str, collection: str, ident: str, job_id: s
     if job is None or job.request.board != found.board_key:
         ws.close(reason=1008, message="no such solve of this board for this player")
         return
+    config = current_app.config
+    caps = {
+        name: int(config.get(f"SOCKETS_PER_{name.upper()}", cap))
+        for name, cap in SOCKET_CAPS.items()
+    }
+    sockets.opened(ws, caps, job=job.id, player=job.request.owner, client=request.remote_addr or "")
     get_runner().watch(job)
     try:
         stream(ws, found, job)
     except ConnectionClosed:
         pass
     finally:
+        sockets.closed(ws)
         get_runner().unwatch(job)
 
 

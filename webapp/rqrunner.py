@@ -507,7 +507,7 @@ class RedisRunner:
             else:
                 result = Result(
                     status="error",
-                    error="the solver process stopped unexpectedly (its worker was stopped?)",
+                    error="the solver process stopped unexpectedly; try again",
                 )
             _finish(client, job_id, owner.decode(), result, self.keep_seconds)
 

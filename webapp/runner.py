@@ -8,6 +8,8 @@ The child sets its own address-space limit, so a search that outgrows it fails a
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import multiprocessing
 import os
 import resource
@@ -61,6 +63,14 @@ class Request:
     game_module: str = ""
     #: Where solvers may keep tables on disk (the instance folder), if anywhere.
     tables_dir: str | None = None
+    #: Who asked, for the queue's fairness: the client's address ("" counts as the owner).
+    client: str = ""
+    #: "solve", or "hint": hints run in a small pool of their own, beside the solves.
+    kind: str = "solve"
+
+    @property
+    def queue_key(self) -> str:
+        return self.client or self.owner
 
 
 @dataclass(eq=False)  # a job is itself: compared by identity, as the queue looks it up
@@ -187,7 +197,9 @@ def _child(request: Request, conn: Any, cancel: Any) -> None:
 
 
 def _call_child(target: Callable[..., Any], args: tuple, conn: Any, memory_mb: int) -> None:
-    """A one-off computation (e.g. a distance table) in its own process."""
+    """A one-off computation (e.g. a distance table) in its own process, at the solvers'
+    low priority."""
+    _lower_priority()
     _cap_memory(memory_mb)
     try:
         conn.send(("ok", target(*args)))
@@ -197,7 +209,15 @@ def _call_child(target: Callable[..., Any], args: tuple, conn: Any, memory_mb: i
 
 
 class Runner:
-    """Every solve of this server process."""
+    """Every solve of this server process.
+
+    The queue is fair: waiting solves start in turns across clients (the client served
+    longest ago first, each client's own in order), and a client may have only
+    ``per_client_queued`` waiting, so one client's flood delays only itself. Hints run in a
+    pool of their own (``max_hints``), so a hint never waits behind long solves. One-off
+    computations (``call``: distance tables) count within ``max_running``, ahead of the
+    queued solves.
+    """
 
     def __init__(
         self,
@@ -206,10 +226,19 @@ class Runner:
         orphan_grace: float = 10.0,
         max_queued: int = 32,
         per_owner: int = 3,
+        per_client_queued: int = 4,
+        max_hints: int = 1,
     ):
         self.max_running = max_running or os.cpu_count() or 2
         self.max_queued = max_queued
         self.per_owner = per_owner
+        self.per_client_queued = per_client_queued
+        self.max_hints = max_hints
+        self._turns = itertools.count()
+        self._served: dict[str, int] = {}  # a client's last turn
+        self._calls_running = 0  # one-off computations running
+        self._calls_waiting = 0  # and waiting for a slot (they go before queued solves)
+        self._slots = threading.Condition(threading.RLock())
         self.keep_seconds = keep_seconds
         self.orphan_grace = orphan_grace
         self.jobs: dict[str, Job] = {}
@@ -238,6 +267,14 @@ class Runner:
                     f"You already have {len(mine)} solves going; wait for one to finish "
                     "or cancel one."
                 )
+            waiting = sum(1 for job in self.queue if job.request.queue_key == request.queue_key)
+            if request.kind == "hint" and waiting:
+                raise Busy("A hint is already being worked out.")
+            if waiting >= self.per_client_queued:
+                raise Busy(
+                    f"{waiting} solves from you are waiting for a solver already: wait for "
+                    "one to start, or cancel one."
+                )
             if len(self.queue) >= self.max_queued:
                 raise Busy("Every solver is busy and the queue is full: try again in a minute.")
             job = Job(id=secrets.token_urlsafe(12), request=request, _runner=self)
@@ -249,24 +286,59 @@ class Runner:
             return job
 
     def queue_position(self, job: Job) -> int:
-        """1 for the next to start; 0 when not queued."""
+        """1 for the next to start (of its pool); 0 when not queued."""
         with self.lock:
-            # Not deque.index: on a job that is not queued (every running one, at every
-            # progress update) it raises an error whose message is the job's whole repr.
-            for position, queued in enumerate(self.queue, 1):
+            if job.state != "queued":
+                return 0
+            kind = job.request.kind
+            order = [queued for queued in self._order() if queued.request.kind == kind]
+            # Not list.index: on a job that is not queued it raises an error whose message is
+            # the job's whole repr.
+            for position, queued in enumerate(order, 1):
                 if queued is job:
                     return position
             return 0
 
-    def running(self) -> int:
-        return sum(1 for job in self.jobs.values() if job.state == "running")
+    def _order(self) -> list[Job]:
+        """The queued jobs in the order they will start: in turns across clients, the one
+        served longest ago (or never) first; each client's jobs in the order they came."""
+        lines: dict[str, deque[Job]] = {}
+        for job in self.queue:
+            lines.setdefault(job.request.queue_key, deque()).append(job)
+        clients = sorted(lines, key=lambda key: self._served.get(key, -1))
+        order: list[Job] = []
+        while clients:
+            for key in list(clients):
+                order.append(lines[key].popleft())
+                if not lines[key]:
+                    clients.remove(key)
+        return order
+
+    def running(self, kind: str = "solve") -> int:
+        """Solves (or hints) running now; one-off computations count with the solves."""
+        jobs = sum(1 for j in self.jobs.values() if j.state == "running" and j.request.kind == kind)
+        return jobs + (self._calls_running if kind == "solve" else 0)
+
+    def _room(self, kind: str) -> bool:
+        """Whether a queued job of this kind may start: computations waiting go first."""
+        if kind == "hint":
+            return self.running("hint") < self.max_hints
+        return self.running() + self._calls_waiting < self.max_running
 
     def _start_queued(self) -> None:
-        while self.queue and self.running() < self.max_running:
-            job = self.queue.popleft()
-            self._launch(job)
-        for job in self.queue:
-            job.bump()  # queue positions moved
+        with self.lock:
+            started = True
+            while started:
+                started = False
+                for job in self._order():
+                    if self._room(job.request.kind):
+                        self.queue.remove(job)
+                        self._served[job.request.queue_key] = next(self._turns)
+                        self._launch(job)
+                        started = True
+                        break
+            for job in self.queue:
+                job.bump()  # queue positions moved
 
     def _launch(self, job: Job) -> None:
         receive, send = self.context.Pipe(duplex=False)
@@ -279,6 +351,8 @@ class Runner:
         )
         process.start()
         send.close()
+        # The child has the level now: the job keeps only what the pages need.
+        job.request = dataclasses.replace(job.request, level_text="")
         job._process = process
         job.pid = process.pid
         job.started = job.last_heard = time.monotonic()
@@ -291,9 +365,36 @@ class Runner:
     ) -> Any:
         """Run ``target(*args)`` in a child process and return its result (it must pickle).
 
-        For exhaustive computations the web process must not do itself. Raises TimeoutError
+        For exhaustive computations the web process must not do itself. The child runs at
+        the solvers' low priority and counts within ``max_running``: it waits for a slot
+        (before any queued solve), and its timeout includes that wait. Raises TimeoutError
         or RuntimeError; the child is killed either way.
         """
+        deadline = time.monotonic() + timeout
+        with self.lock:
+            self._calls_waiting += 1
+        holding = False
+        try:
+            while not holding:
+                with self.lock:
+                    if self.running() < self.max_running:
+                        self._calls_waiting -= 1
+                        self._calls_running += 1
+                        holding = True
+                if not holding:
+                    if time.monotonic() >= deadline:
+                        raise TimeoutError(f"no free solver within {timeout:g} s")
+                    time.sleep(0.1)
+            return self._call(target, args, max(0.1, deadline - time.monotonic()), memory_mb)
+        finally:
+            with self.lock:
+                if holding:
+                    self._calls_running -= 1
+                else:
+                    self._calls_waiting -= 1
+                self._start_queued()
+
+    def _call(self, target: Callable[..., Any], args: tuple, timeout: float, memory_mb: int) -> Any:
         receive, send = self.context.Pipe(duplex=False)
         process = self.context.Process(
             target=_call_child, args=(target, args, send, memory_mb), daemon=True

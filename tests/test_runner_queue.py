@@ -1,0 +1,84 @@
+"""The solver queue of issue #20: turns across clients, a cap on one client's waiting solves,
+hints in a pool of their own, computations within the running cap at low priority, and a
+started job that no longer keeps its level's text."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.test_runner import BIG, SMALL
+from webapp.runner import Busy, Request, Runner, wait_for
+from webapp.search import Limits
+
+
+def request(text: str, board: str, client: str, kind: str = "solve", owner: str = "") -> Request:
+    return Request(
+        "sokoban",
+        text,
+        [],
+        "bfs",
+        Limits(seconds=30),
+        owner=owner or client,
+        board=board,
+        client=client,
+        kind=kind,
+    )
+
+
+@pytest.fixture
+def runner():
+    running = Runner(max_running=1, orphan_grace=60, per_owner=10, per_client_queued=3)
+    yield running
+    for job in list(running.jobs.values()):
+        job.stop()
+    running.shutdown()
+
+
+def test_queued_solves_start_in_turns_across_clients(runner):
+    flood = [runner.submit(request(BIG, f"board-{n}", "flood")) for n in range(3)]
+    assert wait_for(flood[0], lambda j: j.state == "running", 20)
+    other = runner.submit(request(SMALL, "small", "other"))
+    # The flooding client was served last: the other client's solve goes next, not third.
+    assert runner.queue_position(other) == 1
+    assert [runner.queue_position(job) for job in flood[1:]] == [2, 3]
+    flood[0].stop()
+    assert wait_for(other, lambda j: j.state == "running" or j.done, 20)
+    assert flood[1].state == "queued"
+
+
+def test_one_client_may_keep_only_a_few_solves_waiting(runner):
+    jobs = [runner.submit(request(BIG, f"board-{n}", "flood")) for n in range(4)]
+    assert sum(job.state == "queued" for job in jobs) == 3
+    with pytest.raises(Busy, match="waiting for a solver already"):
+        runner.submit(request(BIG, "board-4", "flood", owner="another-cookie"))
+    assert runner.submit(request(SMALL, "small", "other"))  # another client is not held up
+
+
+def test_a_hint_does_not_wait_behind_running_solves(runner):
+    long = runner.submit(request(BIG, "big", "a"))
+    assert wait_for(long, lambda j: j.state == "running", 20)
+    queued = runner.submit(request(BIG, "big-2", "b"))
+    hint = runner.submit(request(SMALL, "small#hint", "c", kind="hint"))
+    assert wait_for(hint, lambda j: j.done, 30)
+    assert hint.result.status == "solved"
+    assert long.state == "running" and queued.state == "queued"
+
+
+def test_a_started_job_forgets_its_level_text(runner):
+    job = runner.submit(request(SMALL, "small", "a"))
+    assert wait_for(job, lambda j: j.done, 30)
+    assert job.result.status == "solved"
+    assert job.request.level_text == ""
+
+
+def test_computations_run_at_low_priority_within_the_running_cap(runner):
+    assert runner.call(os.nice, 0) >= 10  # the child's niceness: the solvers' own
+    long = runner.submit(request(BIG, "big", "a"))
+    assert wait_for(long, lambda j: j.state == "running", 20)
+    with pytest.raises(TimeoutError, match="no free solver"):
+        runner.call(os.getpid, timeout=1.0)
+    long.stop()
+    assert wait_for(long, lambda j: j.done, 20)
+    assert runner.call(os.getpid) != os.getpid()
