@@ -120,3 +120,16 @@ def test_one_move_is_one_move(player):
     html = me.act("move", moves="L").text
     assert "Solved!" in html
     assert "1 move." in html and "1 moves" not in html
+
+
+def test_one_move_left_is_one_move(app):
+    from flask import render_template_string
+
+    with app.test_request_context():
+        html = render_template_string(
+            '{% include "blocks/counters.html" %}',
+            game=BLOCKS,
+            moves_left={"steps": 1, "line_moves": 1, "path_moves": 2},
+            tables_pending=False,
+        )
+    assert "1</b> step ·" in html and "1</b> line move ·" in html and "2</b> path moves" in html

@@ -173,3 +173,16 @@ def test_a_sliding_blocks_level_is_solved_by_taps_alone(phone, live_server):
         page.locator(f'#play .blocks .cell[data-cell="{target_row},{target_col}"]').tap(force=True)
         expect(page.locator("#count-steps")).to_have_text(str(done))
     expect(page.locator("#solved")).to_be_visible()
+
+
+def test_a_swipe_on_a_vexed_block_slides_it(phone, live_server):
+    page = phone
+    cdp = page.context.new_cdp_session(page)
+    page.goto(live_server.url + "/vexed/childrens-pack/1")
+    swipe(page, cdp, "4,1", "r")
+    expect(page.locator("#count-moves")).to_have_text("1")
+    wait_still(page)
+    expect(page.locator("#announcer")).to_contain_text("Star block moved right")
+    swipe(page, cdp, "1,4", "u")  # up or down slides nothing
+    page.wait_for_timeout(300)
+    expect(page.locator("#count-moves")).to_have_text("1")
