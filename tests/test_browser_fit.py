@@ -90,11 +90,19 @@ def test_a_board_reflows_when_the_window_turns(page, live_server):
 
 
 @pytest.mark.parametrize(
-    "path",
-    ["/sokoban/microban/1", "/blocks/workshop/1", "/sliding/warm-up/1", "/vexed/childrens-pack/2"],
+    ("path", "width", "height"),
+    [
+        ("/sokoban/microban/1", 1280, 900),
+        ("/blocks/workshop/1", 1280, 900),
+        ("/sliding/warm-up/1", 1280, 900),
+        ("/vexed/childrens-pack/2", 1280, 900),
+        ("/sliding/large/1", 390, 844),  # as wide as the phone
+    ],
 )
-def test_the_playback_board_is_the_game_board_at_the_same_scale(page, live_server, path):
-    page.set_viewport_size({"width": 1280, "height": 900})
+def test_the_playback_board_is_the_game_board_at_the_same_scale(
+    page, live_server, path, width, height
+):
+    page.set_viewport_size({"width": width, "height": height})
     page.goto(live_server.url + path)
     page.locator("#solve-button").click()
     expect(page.locator("#solve-status")).to_have_attribute("data-status", "solved", timeout=30_000)
@@ -103,3 +111,8 @@ def test_the_playback_board_is_the_game_board_at_the_same_scale(page, live_serve
         document.querySelector('#solve-board .board').getBoundingClientRect()]
         .map((b) => [Math.round(b.width), Math.round(b.height)])""")
     assert sizes[0] == sizes[1], sizes
+    # Nor does the panel scroll sideways to show it.
+    assert page.evaluate(
+        "(() => { const b = document.getElementById('solve-board');"
+        " return b.scrollWidth <= b.clientWidth; })()"
+    )
