@@ -116,3 +116,26 @@ def test_the_playback_board_is_the_game_board_at_the_same_scale(
         "(() => { const b = document.getElementById('solve-board');"
         " return b.scrollWidth <= b.clientWidth; })()"
     )
+
+
+#: The widest board of each other game: Vexed (12 columns), sliding blocks, the 8×8 puzzle.
+OTHERS = ["/vexed/classic-levels/59", "/blocks/workshop/3", "/sliding/large/5"]
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+@pytest.mark.parametrize("path", OTHERS)
+def test_every_games_widest_board_fits(browser, live_server, width, height, path):
+    touch = width < 600
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch
+    )
+    page = context.new_page()
+    try:
+        page.goto(live_server.url + path)
+        box = measure(page)
+        assert box["left"] >= 0 and box["right"] <= box["viewWidth"], box
+        assert box["height"] <= box["viewHeight"] - box["header"], box
+        assert box["scrollWidth"] <= box["viewWidth"], box
+        assert box["cell"] >= 12, box
+    finally:
+        context.close()
