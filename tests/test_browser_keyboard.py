@@ -126,3 +126,14 @@ def test_moves_are_read_out_in_the_games_words(page, live_server):
     expect(page.locator("#announcer")).to_have_text(
         "Circle block moved right; 2 blocks vanished. 2 blocks left."
     )
+
+
+def test_space_on_the_board_does_not_scroll_the_page(page, live_server):
+    page.set_viewport_size({"width": 1280, "height": 420})
+    page.goto(live_server.url + "/sokoban/microban/1")
+    page.locator("#play .board").focus()
+    scrolled = page.evaluate("window.scrollY")
+    page.keyboard.press("Space")
+    page.wait_for_timeout(200)
+    assert page.evaluate("window.scrollY") == scrolled
+    assert page.evaluate("document.activeElement.matches('#play .board')")

@@ -83,6 +83,8 @@
       // A button or a link does its own thing with Space and Enter; elsewhere they select.
       if (target && target.closest && target.closest("button, a, summary, [role=button]")) return;
       const game = current();
+      const onBoard = Boolean(target && target.closest && target.closest("#play .board"));
+      if (onBoard) event.preventDefault();  // Space on the board never scrolls the page
       if (!game || !game.select) return;
       event.preventDefault();
       values = game.select();
