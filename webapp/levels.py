@@ -238,20 +238,32 @@ def picture_context(game: Game) -> dict[str, Any]:
 
 
 # -- what a level page shows ------------------------------------------------------------------
+#: What a screen reader hears first after the buttons that change no single move.
+DONE = {"undo": "Move undone.", "redo": "Move redone.", "restart": "Back to the start."}
+
+
 def play_context(found: Found, play: Play, message: str = "") -> dict[str, Any]:
     game, level = found.game, found.level
     best = get_store().best(player_id(), game.name, found.ref.key)
     tables, pending = get_tables().get(game, level)
     frames: list[Any] = []
-    if play.moves and not play.broken and request.form.get("action") == "move":
+    action = request.form.get("action")
+    announcement = ""
+    if play.moves and not play.broken and action in ("move", "click"):
         before = game.replay(level, play.moves[:-1])
-        frames = game.frames(level, before, play.moves[-1])
+        if action == "move":
+            frames = game.frames(level, before, play.moves[-1])
+        if not message:  # a refused move is told by the message itself
+            announcement = game.announce(level, before, play.state, play.moves[-1])
+    elif action in DONE:
+        announcement = f"{DONE[action]} {game.announce(level, None, play.state, None)}".strip()
     return {
         **picture_context(game),
         **game.page_figures(level, play.state, tables),
         "tables_pending": pending,
         "optimum": catalog.known_optimum(game, level),
         "frames": frames,
+        "announcement": announcement,
         "game": game,
         "found": found,
         "level": level,

@@ -9,10 +9,15 @@
 //   PuzzleLab.register(name, {
 //     key(direction) -> request values or null   direction: "l" "u" "r" "d"
 //     click(cell)    -> request values or null   cell: the clicked [data-cell] element
+//     swipe(direction, target) -> values or null  optional: a finger swiped on the board
+//     select()       -> values or null            optional: Space or Enter on the board
 //     pointerdown(event)                          optional: drags
 //     afterSwap()                                 optional: after the board was redrawn
 //     hold()         -> true while input must wait (an animation runs)
 //   });
+// Buttons in #play with data-direction (an arrow pad) act as that direction's key. The board
+// keeps the keyboard focus across redraws, and the play partial's [data-announce] text is read
+// out through one live region that outlives the redraws.
 (function () {
   "use strict";
 
@@ -156,6 +161,18 @@
     if (!event.ctrlKey && onStepKey(event, level)) return;
     const key = event.key;
     let values = null;
+    if ((key === " " || key === "Enter") && !event.ctrlKey) {
+      // A button or a link does its own thing with Space and Enter; elsewhere they select.
+      if (target && target.closest && target.closest("button, a, summary, [role=button]")) return;
+      const game = current();
+      const onBoard = Boolean(target && target.closest && target.closest("#play .board"));
+      if (onBoard) event.preventDefault();  // Space on the board never scrolls the page
+      if (!game || !game.select) return;
+      event.preventDefault();
+      values = game.select();
+      if (values) send(values);
+      return;
+    }
     if ((event.ctrlKey && (key === "z" || key === "Z")) || (!event.ctrlKey && (key === "u" || key === "z"))) {
       values = { action: "undo" };
     } else if ((event.ctrlKey && (key === "y" || key === "Y")) || (!event.ctrlKey && key === "U")) {
@@ -182,6 +199,14 @@
       if (!button.disabled) send({ action: button.dataset.action });
       return;
     }
+    const arrow = event.target.closest("#play [data-direction]");
+    if (arrow) {
+      event.preventDefault();
+      const game = current();
+      const values = game && game.key ? game.key(arrow.dataset.direction) : null;
+      if (values) send(values);
+      return;
+    }
     const cell = event.target.closest("#play .board [data-cell]");
     const game = current();
     if (cell && game && game.click) {
@@ -189,6 +214,96 @@
       if (values) send(values);
     }
   }
+
+  // -- Touch: a swipe on the board is a direction; a tap stays a click --------------------
+  let touch = null;
+
+  function onTouchStart(event) {
+    const board = event.target.closest ? event.target.closest("#play .board") : null;
+    touch = board && event.touches.length === 1
+      ? { x: event.touches[0].clientX, y: event.touches[0].clientY, target: event.target, board: board }
+      : null;
+  }
+
+  function onTouchEnd(event) {
+    const start = touch;
+    touch = null;
+    if (!start || event.changedTouches.length !== 1) return;
+    const dx = event.changedTouches[0].clientX - start.x;
+    const dy = event.changedTouches[0].clientY - start.y;
+    const cell = start.board.querySelector(".cell");
+    const reach = Math.max(16, Math.min(40, (cell ? cell.getBoundingClientRect().width : 30) * 0.6));
+    if (Math.max(Math.abs(dx), Math.abs(dy)) < reach) return;  // a tap: the click follows
+    event.preventDefault();  // a swipe is not also a click
+    const game = current();
+    if (!game || !game.swipe) return;
+    const direction = Math.abs(dx) > Math.abs(dy) ? (dx > 0 ? "r" : "l") : (dy > 0 ? "d" : "u");
+    const values = game.swipe(direction, start.target);
+    if (values) send(values);
+  }
+
+  // -- The room a board may take, measured: the page's width, the screen under the header ----
+  function fit() {
+    const level = page();
+    if (!level) return;
+    const header = document.querySelector("body > header");
+    const style = document.documentElement.style;
+    style.setProperty("--room-w", Math.floor(level.clientWidth) + "px");
+    const under = window.innerHeight - (header ? header.offsetHeight : 0) - 16;
+    style.setProperty("--room-h", Math.max(160, under) + "px");
+  }
+
+  // -- Focus and what a screen reader hears --------------------------------------------------
+  let focusInPlay = false;
+
+  function prepareBoard() {
+    const board = document.querySelector("#play .board");
+    if (board && !board.hasAttribute("tabindex")) board.tabIndex = 0;
+    return board;
+  }
+
+  function announce() {
+    const said = document.querySelector("#play [data-announce]");
+    const level = page();
+    if (!said || !level) return;
+    let live = document.getElementById("announcer");
+    if (!live) {
+      live = document.createElement("div");
+      live.id = "announcer";
+      live.className = "visually-hidden";
+      live.setAttribute("aria-live", "polite");
+      live.setAttribute("role", "status");
+      level.appendChild(live);
+    }
+    live.textContent = said.textContent.trim();
+  }
+
+  document.addEventListener("touchstart", onTouchStart, { passive: true });
+  // A finger moving on the board is ours: no scroll, and no fling that would eat the next tap.
+  document.addEventListener("touchmove", (event) => { if (touch) event.preventDefault(); }, { passive: false });
+  document.addEventListener("touchend", onTouchEnd, { passive: false });
+  document.addEventListener("touchcancel", () => { touch = null; });
+  window.addEventListener("resize", fit);
+  window.addEventListener("orientationchange", fit);
+  document.addEventListener("htmx:beforeSwap", (event) => {
+    const play = document.getElementById("play");
+    if (play && event.detail.target === play) {
+      const active = document.activeElement;
+      focusInPlay = Boolean(active && active !== document.body && play.contains(active));
+    }
+  });
+  document.addEventListener("htmx:afterSwap", (event) => {
+    if (!event.detail.target || event.detail.target.id !== "play") return;
+    const board = prepareBoard();
+    if (focusInPlay && board && (!document.activeElement || document.activeElement === document.body)) {
+      board.focus({ preventScroll: true });
+    }
+    focusInPlay = false;
+    announce();
+  });
+  function ready() { fit(); prepareBoard(); }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
+  else ready();
 
   document.addEventListener("keydown", onKey);
   document.addEventListener("click", onClick);

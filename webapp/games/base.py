@@ -156,6 +156,19 @@ class Game(ABC, Generic[Level, State]):
         """The moves a click on the cell at (row, column) stands for; none by default."""
         return []
 
+    def announce(self, level: Level, before: State | None, after: State, move: str | None) -> str:
+        """What a screen reader says after ``move`` took ``before`` to ``after`` (e.g. "Box
+        pushed right. 3 of 4 boxes on goals."). ``move`` and ``before`` are None after an
+        undo, a redo or a restart, when only the position is told. By default: the move as
+        ``describe_move`` words it, and "Solved!" on a win."""
+        words = []
+        if move is not None and before is not None:
+            said = self.describe_move(level, before, move)
+            words.append(said[:1].upper() + said[1:] + ".")
+        if self.is_solved(level, after):
+            words.append("Solved!")
+        return " ".join(words)
+
     def replay(self, level: Level, tokens: Iterable[str], state: State | None = None) -> State:
         """Apply tokens one by one from ``state`` (the start by default)."""
         if state is None:

@@ -1,14 +1,66 @@
-// Sliding blocks: select a piece, then arrows; or drag it along the cells it can reach.
+// Sliding blocks: select a piece (a click, a tap, or Space on the keyboard cursor), then the
+// arrows move it, or a tap on a square moves it there; or drag it along the cells it can reach.
 (function () {
   "use strict";
 
   let selectedPiece = null;
+  let cursor = null;  // [row, column] once the keyboard is used
+
+  function pieces() {
+    return Array.from(document.querySelectorAll("#play .blocks .piece"));
+  }
+
+  function footprint(piece) {
+    const [row, col] = piece.dataset.cell.split(",").map(Number);
+    const shape = /shape-(\d+)x(\d+)/.exec(piece.className);
+    return { row: row, col: col, height: shape ? Number(shape[1]) : 1, width: shape ? Number(shape[2]) : 1 };
+  }
+
+  function covers(place, r, c) {
+    return r >= place.row && r < place.row + place.height && c >= place.col && c < place.col + place.width;
+  }
+
+  function pieceAt(r, c) {
+    return pieces().find((piece) => covers(footprint(piece), r, c)) || null;
+  }
+
+  function selected() {
+    return selectedPiece === null ? null
+      : document.querySelector('#play .blocks .piece[data-piece="' + selectedPiece + '"]');
+  }
+
+  function show() {
+    const piece = selected();
+    pieces().forEach((el) => {
+      el.classList.toggle("selected", el === piece);
+      el.classList.remove("at-cursor");
+    });
+    document.querySelectorAll("#play .blocks .cell").forEach((el) => el.classList.remove("reach", "cursor"));
+    if (piece) {
+      // The squares the selected piece can be dragged or tapped to.
+      const place = footprint(piece);
+      Object.keys(JSON.parse(piece.dataset.targets || "{}")).forEach((key) => {
+        const [r, c] = key.split(",").map(Number);
+        for (let dr = 0; dr < place.height; dr += 1) {
+          for (let dc = 0; dc < place.width; dc += 1) {
+            if (covers(place, r + dr, c + dc)) continue;
+            const cell = document.querySelector('#play .blocks .cell[data-cell="' + (r + dr) + "," + (c + dc) + '"]');
+            if (cell) cell.classList.add("reach");
+          }
+        }
+      });
+    }
+    if (cursor) {
+      const under = pieceAt(cursor[0], cursor[1]);
+      const cell = document.querySelector('#play .blocks .cell[data-cell="' + cursor.join(",") + '"]');
+      if (under) under.classList.add("at-cursor");
+      else if (cell) cell.classList.add("cursor");
+    }
+  }
 
   function selectPiece(index) {
     selectedPiece = index;
-    document.querySelectorAll("#play .blocks .piece").forEach((el) => {
-      el.classList.toggle("selected", el.dataset.piece === index);
-    });
+    show();
   }
 
   function pointerdown(event) {
@@ -24,6 +76,7 @@
     const drag = { x: event.clientX, y: event.clientY, at: piece.dataset.cell };
     piece.setPointerCapture(event.pointerId);
     piece.classList.add("dragging");
+    if (cursor) cursor = [row, col];  // one place of attention
     selectPiece(piece.dataset.piece);
 
     function move(e) {
@@ -49,15 +102,72 @@
     piece.addEventListener("pointercancel", up);
   }
 
-  PuzzleLab.register("blocks", {
-    key: (direction) => {
-      const piece = selectedPiece === null ? null
-        : document.querySelector('#play .blocks .piece[data-piece="' + selectedPiece + '"]');
-      if (!piece) { PuzzleLab.flash("Click a piece first, then use the arrow keys."); return null; }
+  // A tap on a square with a piece selected: the shortest way that brings the piece over that
+  // square (from the distance tables), else one step towards it when it is in line.
+  function tap(cell) {
+    const piece = selected();
+    if (!piece || cell.classList.contains("piece")) return null;
+    const [r, c] = cell.dataset.cell.split(",").map(Number);
+    const place = footprint(piece);
+    let best = null;
+    Object.entries(JSON.parse(piece.dataset.targets || "{}")).forEach(([key, steps]) => {
+      const [tr, tc] = key.split(",").map(Number);
+      const there = { row: tr, col: tc, height: place.height, width: place.width };
+      const count = steps.split(" ").length;
+      if (covers(there, r, c) && (best === null || count < best.count)) best = { steps: steps, count: count };
+    });
+    if (best) return { action: "move", moves: best.steps };
+    let direction = null;
+    if (r >= place.row && r < place.row + place.height) direction = c < place.col ? "L" : "R";
+    else if (c >= place.col && c < place.col + place.width) direction = r < place.row ? "U" : "D";
+    if (!direction) return null;
+    return { action: "move", moves: piece.dataset.cell + direction };
+  }
+
+  function key(direction) {
+    const piece = selected();
+    if (piece) {
       return { action: "move", moves: piece.dataset.cell + direction.toUpperCase(), quiet: "1" };
-    },
-    click: () => null,
+    }
+    const board = document.querySelector("#play .blocks");
+    if (!board) return null;
+    const rows = parseInt(board.style.getPropertyValue("--rows"), 10);
+    const cols = parseInt(board.style.getPropertyValue("--cols"), 10);
+    if (!cursor) {
+      const first = pieces()[0];
+      cursor = first ? first.dataset.cell.split(",").map(Number) : [0, 0];
+    } else {
+      cursor = [Math.min(rows - 1, Math.max(0, cursor[0] + (direction === "d" ? 1 : direction === "u" ? -1 : 0))),
+        Math.min(cols - 1, Math.max(0, cursor[1] + (direction === "r" ? 1 : direction === "l" ? -1 : 0)))];
+    }
+    show();
+    return null;
+  }
+
+  function select() {
+    if (!cursor) { key("r"); return null; }
+    const piece = pieceAt(cursor[0], cursor[1]);
+    if (piece && piece.dataset.piece !== selectedPiece) {
+      selectPiece(piece.dataset.piece);
+    } else {
+      if (!piece) PuzzleLab.flash("No piece here: move the cursor onto a piece.");
+      selectPiece(null);
+    }
+    return null;
+  }
+
+  PuzzleLab.register("blocks", {
+    key: key,
+    select: select,
+    click: tap,
     pointerdown: pointerdown,
-    afterSwap: () => { if (selectedPiece !== null) selectPiece(selectedPiece); },
+    afterSwap: () => {
+      const piece = selected();
+      if (piece && cursor) {
+        const place = footprint(piece);
+        if (!covers(place, cursor[0], cursor[1])) cursor = [place.row, place.col];
+      }
+      show();
+    },
   });
 })();

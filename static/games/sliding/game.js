@@ -1,10 +1,13 @@
-// The sliding puzzle: a direction slides a tile into the hole; a click on a tile in the hole's
-// row or column slides it there. Tile numbers are a choice kept in this browser.
+// The sliding puzzle: a direction (a key, a swipe, the arrow pad) slides a tile into the hole;
+// a click or tap on a tile in the hole's row or column slides it there.
+// Tile numbers are a choice kept in this browser.
 (function () {
   "use strict";
 
   PuzzleLab.register("sliding", {
     key: (direction) => ({ action: "move", moves: direction.toUpperCase(), quiet: "1" }),
+    // A swipe slides the tile beside the hole the way the finger went.
+    swipe: (direction) => ({ action: "move", moves: direction.toUpperCase(), quiet: "1" }),
     click: (cell) => (cell.classList.contains("tile") ? { action: "click", cell: cell.dataset.cell } : null),
   });
 

@@ -179,6 +179,18 @@ class Blocks(Game[Level, Position]):
     def click(self, level: Level, state: Position, row: int, column: int) -> list[str]:
         return []
 
+    def announce(
+        self, level: Level, before: Position | None, after: Position, move: str | None
+    ) -> str:
+        """ "Piece A moved right." and, on a win, "Solved!"."""
+        words = []
+        if move is not None and before is not None:
+            piece, direction, _ = self._piece_at(level, before, move)
+            words.append(f"Piece {level.pieces[piece].letter} moved {_NAMES[direction]}.")
+        if self.is_solved(level, after):
+            words.append("Solved!")
+        return " ".join(words)
+
     # -- solvers --------------------------------------------------------------------------
     def algorithms(self) -> dict[str, Algorithm]:
         from webapp.games.blocks.solver import ALGORITHMS

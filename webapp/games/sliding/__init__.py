@@ -120,6 +120,20 @@ class Sliding(Game[Level, Board]):
     def render_text(self, level: Level, state: Board) -> str:
         return board_text(level.rows, level.cols, state)
 
+    def announce(self, level: Level, before: Board | None, after: Board, move: str | None) -> str:
+        """ "Tile 5 moved left. 10 of 15 tiles in place." """
+        words = []
+        if move is not None and before is not None:
+            moved = before[after.index(0)]
+            way = {"L": "left", "R": "right", "U": "up", "D": "down"}[move.upper()]
+            words.append(f"Tile {moved} moved {way}.")
+        tiles = len(after) - 1
+        home = sum(tile == i + 1 for i, tile in enumerate(after))
+        words.append(f"{home} of {tiles} tiles in place.")
+        if self.is_solved(level, after):
+            words.append("Solved!")
+        return " ".join(words)
+
     def click(self, level: Level, state: Board, row: int, column: int) -> list[str]:
         """A tile in the hole's row or column slides, with every tile between it and the hole."""
         if not (0 <= row < level.rows and 0 <= column < level.cols):

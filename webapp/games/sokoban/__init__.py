@@ -107,10 +107,33 @@ class Sokoban(Game[Level, Position]):
         return {"moves": len(tokens), "pushes": sum(1 for t in tokens if t.isupper())}
 
     def click(self, level: Level, state: Position, row: int, column: int) -> list[str]:
-        """A click on a floor square walks there by a shortest path (no pushes)."""
+        """A click on a box next to the player pushes it one step away from the player (when
+        it can move); a click on a floor square walks there by a shortest path (no pushes)."""
         if not (0 <= row < level.height and 0 <= column < level.width):
             return []
-        return walk(level, state, row * level.width + column) or []
+        cell = row * level.width + column
+        if cell in state.boxes:
+            for direction in DIRECTIONS:
+                if state.player + step_offset(level, direction) == cell:
+                    push = direction.upper()
+                    return [push] if push in self.legal_moves(level, state) else []
+            return []
+        return walk(level, state, cell) or []
+
+    def announce(
+        self, level: Level, before: Position | None, after: Position, move: str | None
+    ) -> str:
+        """ "Box pushed right. 3 of 4 boxes on goals." (or "Stepped left." when it pushed none)."""
+        words = []
+        if move is not None and before is not None:
+            way = {"l": "left", "u": "up", "r": "right", "d": "down"}[move.lower()]
+            words.append(f"Box pushed {way}." if after.boxes != before.boxes else f"Stepped {way}.")
+        home = len(after.boxes & level.goals)
+        goals = len(level.goals)
+        words.append(f"{home} of {goals} {'box' if goals == 1 else 'boxes'} on goals.")
+        if after.boxes == level.goals:
+            words.append("Solved!")
+        return " ".join(words)
 
 
 GAME = Sokoban()

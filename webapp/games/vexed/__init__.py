@@ -13,6 +13,47 @@ from webapp.games.vexed import rules
 from webapp.games.vexed.level import Level, parse_collection
 from webapp.games.vexed.rules import Board
 
+#: A symbol and its name for each colour letter, drawn on the blocks so that colour is never
+#: the only sign of which blocks match (as Tatham's puzzles do for colour-blind players).
+SYMBOLS = dict(
+    zip(
+        "abcdefghijklmnopqrstuvwxyz",
+        (
+            ("●", "circle"),
+            ("▲", "triangle"),
+            ("■", "square"),
+            ("◆", "diamond"),
+            ("★", "star"),
+            ("✚", "cross"),
+            ("♥", "heart"),
+            ("⬢", "hexagon"),
+            ("▼", "down triangle"),
+            ("✖", "saltire"),
+            ("♣", "club"),
+            ("♠", "spade"),
+            ("◐", "half circle"),
+            ("✿", "flower"),
+            ("☾", "moon"),
+            ("▶", "right triangle"),
+            ("◀", "left triangle"),
+            ("⬟", "pentagon"),
+            ("☀", "sun"),
+            ("♦", "small diamond"),
+            ("◼", "small square"),
+            ("▰", "bar"),
+            ("✦", "spark"),
+            ("☘", "shamrock"),
+            ("♪", "note"),
+            ("⌂", "house"),
+        ),
+        strict=True,
+    )
+)
+
+
+def _blocks(board: Board) -> int:
+    return sum(ch not in "#_" for row in board.rows for ch in row)
+
 
 class Vexed(Game[Level, Board]):
     name = "vexed"
@@ -20,6 +61,7 @@ class Vexed(Game[Level, Board]):
     counters = ("moves",)
     default_algorithm = "fast"
     order = 30
+    symbols = SYMBOLS
 
     def parse(self, text: str) -> list[Level]:
         return parse_collection(text)
@@ -78,6 +120,22 @@ class Vexed(Game[Level, Board]):
     def click(self, level: Level, state: Board, row: int, column: int) -> list[str]:
         """Nothing: the page selects a block and then a direction itself."""
         return []
+
+    def announce(self, level: Level, before: Board | None, after: Board, move: str | None) -> str:
+        """ "Circle block moved right; 2 blocks vanished. 6 blocks left." """
+        words = []
+        if move is not None and before is not None:
+            row, column, step = rules.parse_move(move)
+            _, name = SYMBOLS.get(before.rows[row][column], ("", "the"))
+            side = "left" if step < 0 else "right"
+            gone = _blocks(before) - _blocks(after)
+            vanished = f"; {gone} {'block' if gone == 1 else 'blocks'} vanished" if gone else ""
+            words.append(f"{name.capitalize()} block moved {side}{vanished}.")
+        left = _blocks(after)
+        words.append(
+            "Solved!" if left == 0 else f"{left} {'block' if left == 1 else 'blocks'} left."
+        )
+        return " ".join(words)
 
     def algorithms(self) -> dict[str, Algorithm]:
         from webapp.games.vexed.solver import ALGORITHMS
