@@ -82,6 +82,13 @@ def wait_until(predicate, timeout: float = 10.0, step: float = 0.1) -> bool:
     return predicate()
 
 
+def wait_in_page(page, expression: str, timeout: float = 10.0) -> None:
+    """Wait until a script expression holds in the page. Playwright's wait_for_function
+    polls with eval, which the pages' content security policy (rightly) refuses."""
+    script = expression if expression.lstrip().startswith("()") else f"() => ({expression})"
+    assert wait_until(lambda: page.evaluate(script), timeout, 0.05), expression
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

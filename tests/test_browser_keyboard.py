@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.conftest import wait_in_page
+
 pytestmark = pytest.mark.browser
 
 VEXED_SOLUTION = ["4,1>", "1,4>", "4,4>"]
@@ -45,7 +47,7 @@ def test_a_vexed_level_is_won_with_the_keyboard_only(page, live_server):
     page.keyboard.press("ArrowRight")  # the first arrow shows the cursor
     expect(page.locator("#play .vexed .cursor")).to_have_count(1)
     for done, move in enumerate(VEXED_SOLUTION, 1):
-        page.wait_for_function("() => !window.PuzzleLab.hold()")
+        wait_in_page(page, "() => !window.PuzzleLab.hold()")
         if page.locator("#play .vexed .selected").count():
             page.keyboard.press("Space")  # put the last block down
         row, column = map(int, move[:-1].split(","))
@@ -89,7 +91,7 @@ def test_the_board_keeps_the_focus_after_undo_and_shows_a_ring(page, live_server
     undo.focus()
     page.keyboard.press("Enter")
     expect(page.locator("#count-moves")).to_have_text("0")
-    page.wait_for_function("document.activeElement.matches('#play .board')")
+    wait_in_page(page, "document.activeElement.matches('#play .board')")
     # And the arrows go on playing from there.
     page.keyboard.press("ArrowDown")
     expect(page.locator("#count-moves")).to_have_text("1")
@@ -99,7 +101,7 @@ def test_the_board_keeps_the_focus_after_undo_and_shows_a_ring(page, live_server
     page.locator('#play [data-action="redo"]').focus()
     page.keyboard.press("Space")
     expect(page.locator("#count-moves")).to_have_text("1")
-    page.wait_for_function("document.activeElement.matches('#play .board')")
+    wait_in_page(page, "document.activeElement.matches('#play .board')")
 
 
 def test_moves_are_read_out_in_the_games_words(page, live_server):
@@ -120,7 +122,7 @@ def test_moves_are_read_out_in_the_games_words(page, live_server):
     expect(page.locator("#announcer")).to_have_text(
         "Star block moved right; 4 blocks vanished. 4 blocks left."
     )
-    page.wait_for_function("() => !window.PuzzleLab.hold()")
+    wait_in_page(page, "() => !window.PuzzleLab.hold()")
     page.locator('#play [data-cell="1,4"]').click()
     page.keyboard.press("ArrowRight")
     expect(page.locator("#announcer")).to_have_text(

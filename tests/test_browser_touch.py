@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import LEVELS
+from tests.conftest import LEVELS, wait_in_page
 from webapp.games import get
 
 pytestmark = pytest.mark.browser
@@ -139,7 +139,7 @@ def test_a_swipe_on_the_sliding_puzzle_slides_a_tile(phone, live_server):
 
 
 def wait_still(page) -> None:
-    page.wait_for_function("() => !window.PuzzleLab.hold()")
+    wait_in_page(page, "() => !window.PuzzleLab.hold()")
 
 
 def test_a_vexed_level_is_solved_by_taps_alone(phone, live_server):

@@ -115,6 +115,9 @@
     }
     const old = document.getElementById("play");
     if (!old) return;
+    // Whether the keyboard was in the game, so the board keeps the focus across the redraw.
+    const active = document.activeElement;
+    focusInPlay = Boolean(active && active !== document.body && old.contains(active));
     htmx.swap(old, html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
     const fresh = document.getElementById("play");
     if (fresh) htmx.trigger(fresh, "htmx:afterSwap", { target: fresh, elt: fresh });
