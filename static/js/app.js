@@ -252,7 +252,12 @@
     const header = document.querySelector("body > header");
     const style = document.documentElement.style;
     style.setProperty("--room-w", Math.floor(level.clientWidth) + "px");
-    const under = window.innerHeight - (header ? header.offsetHeight : 0) - 16;
+    // The height from the board's top (the title and counters stand above it) to the foot of
+    // the screen, so the whole board is in view as the page opens.
+    const board = document.querySelector("#play .board");
+    const headerHeight = header ? header.offsetHeight : 0;
+    const top = board ? board.getBoundingClientRect().top + window.scrollY : headerHeight;
+    const under = window.innerHeight - Math.max(headerHeight, top) - 16;
     style.setProperty("--room-h", Math.max(160, under) + "px");
   }
 
