@@ -82,3 +82,13 @@ def test_computations_run_at_low_priority_within_the_running_cap(runner):
     long.stop()
     assert wait_for(long, lambda j: j.done, 20)
     assert runner.call(os.getpid) != os.getpid()
+
+
+def test_the_client_address_behind_a_trusted_proxy(app):
+    from webapp.live import client_address
+
+    forwarded = {"X-Forwarded-For": "6.6.6.6, 10.0.0.7"}  # the first one the client wrote
+    with app.test_request_context("/", headers=forwarded, environ_base={"REMOTE_ADDR": "10.1.1.1"}):
+        assert client_address() == "10.1.1.1"  # no proxy trusted: the connection's
+        app.config["PROXIES"] = 1
+        assert client_address() == "10.0.0.7"  # what the proxy saw, not what was claimed

@@ -49,6 +49,7 @@ class Cluster:
             "DATABASE_URL": self.postgres.url,
             "SOLVE_TIME_LIMIT": "30",
             "SOLVE_ORPHAN_GRACE": "5",
+            "SOLVE_PER_CLIENT_QUEUED": "2",
         }
 
     def start(self) -> None:
@@ -375,6 +376,29 @@ class _At:
 
     def __init__(self, port: int):
         self.port = port
+
+
+def test_one_client_keeps_only_a_few_solves_waiting_across_web_processes(cluster):
+    a, b = cluster.web[:2]
+    players = [Visitor((a, b)[n % 2], LONG) for n in range(5)]  # five cookies, one address
+    jobs = []
+    try:
+        for n, visitor in enumerate(players[:2]):  # both workers busy
+            jobs.append((visitor, job_of(visitor.solve((a, b)[n % 2], "bfs"))))
+
+            def running(visitor=visitor) -> bool:
+                return 'data-state="running"' in visitor.request(a, "GET", LONG)
+
+            assert wait_until(running, 20)
+        for n, visitor in enumerate(players[2:4]):  # two waiting: the cap
+            panel = visitor.solve((b, a)[n % 2], "bfs")
+            assert 'data-state="queued"' in panel
+            jobs.append((visitor, job_of(panel)))
+        refused = players[4].solve(a, "bfs")
+        assert "2 solves from you are waiting for a solver already" in refused
+    finally:
+        for visitor, job in jobs:
+            visitor.request(a, "POST", LONG + "/solve/cancel", job=job)
 
 
 def test_a_hint_is_worked_out_by_a_worker(cluster):

@@ -192,10 +192,17 @@ def test_sockets_are_capped_per_solve_and_per_player_oldest_closed_first(tmp_pat
             player.get(level)
             panel = player.post(level + "/solve", algorithm="bfs")
             paths.append(re.search(r'ws-connect="([^"]+)"', panel).group(1))
-        first = [player.socket(paths[0]) for _ in range(3)]
+
+        def opened(path: str) -> Client:
+            # The snapshot comes once the server counts the socket: they count in this order.
+            ws = player.socket(path)
+            assert ws.receive(timeout=20) is not None
+            return ws
+
+        first = [opened(paths[0]) for _ in range(3)]
         assert _closed(first[0]), "the oldest socket on the solve stayed open"
         assert not _closed(first[1], 1.5) and not _closed(first[2], 1.5)
-        other = player.socket(paths[1])  # a third of the player's: the oldest open goes
+        other = opened(paths[1])  # a third of the player's: the oldest open goes
         assert _closed(first[1])
         assert not _closed(first[2], 1.5) and not _closed(other, 1.5)
         for ws in (*first, other):

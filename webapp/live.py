@@ -94,9 +94,23 @@ def solve_request(
         board=board,
         game_module=games.module_of(game.name),
         tables_dir=current_app.instance_path,
-        client=request.remote_addr or "",
+        client=client_address(),
         kind=kind,
     )
+
+
+def client_address() -> str:
+    """Where the request came from: behind ``PROXIES`` trusted proxies (the setting), the
+    address the farthest of them saw (counted from the end of X-Forwarded-For, as werkzeug's
+    ProxyFix does); else the connection's. Behind a proxy without the setting, every player
+    shares the proxy's address."""
+    proxies = int(current_app.config.get("PROXIES", 0) or 0)
+    if proxies:
+        forwarded = request.headers.getlist("X-Forwarded-For")
+        hops = [hop.strip() for value in forwarded for hop in value.split(",") if hop.strip()]
+        if len(hops) >= proxies:
+            return hops[-proxies]
+    return request.remote_addr or ""
 
 
 # -- HTTP actions -----------------------------------------------------------------------------
@@ -212,7 +226,7 @@ def solve_socket(ws: Any, game_name: str, collection: str, ident: str, job_id: s
         name: int(config.get(f"SOCKETS_PER_{name.upper()}", cap))
         for name, cap in SOCKET_CAPS.items()
     }
-    sockets.opened(ws, caps, job=job.id, player=job.request.owner, client=request.remote_addr or "")
+    sockets.opened(ws, caps, job=job.id, player=job.request.owner, client=client_address())
     get_runner().watch(job)
     try:
         stream(ws, found, job)

@@ -236,6 +236,7 @@ class RedisRunner:
         max_queued: int = 32,
         per_owner: int = 3,
         queue_name: str = QUEUE,
+        per_client_queued: int = 8,
     ):
         self.client = connect(url)
         self.queue = Queue(queue_name, connection=self.client)
@@ -243,6 +244,7 @@ class RedisRunner:
         self.orphan_grace = orphan_grace
         self.max_queued = max_queued
         self.per_owner = per_owner
+        self.per_client_queued = per_client_queued
         self.jobs: dict[str, Job] = {}  # the solves this process mirrors
         self._seen: dict[str, int] = {}  # their Redis versions last read
         self._touched: dict[str, float] = {}
@@ -281,6 +283,13 @@ class RedisRunner:
                     f"You already have {len(mine)} solves going; wait for one to finish "
                     "or cancel one."
                 )
+            waiting_key = f"{PREFIX}waiting:{request.queue_key}"
+            waiting = self._still_queued(waiting_key)
+            if waiting >= self.per_client_queued:
+                raise Busy(
+                    f"{waiting} solves from you are waiting for a solver already: wait for "
+                    "one to start, or cancel one."
+                )
             if self.queue.count >= self.max_queued:
                 raise Busy("Every solver is busy and the queue is full: try again in a minute.")
             job_id = secrets.token_urlsafe(12)
@@ -304,6 +313,8 @@ class RedisRunner:
             )
             pipe.sadd(ACTIVE, job_id)
             pipe.sadd(_owner_key(request.owner), job_id)
+            pipe.sadd(waiting_key, job_id)
+            pipe.expire(waiting_key, int(self.keep_seconds))
             pipe.set(_latest_key(request.owner, request.board), job_id, ex=int(self.keep_seconds))
             pipe.execute()
             seconds = request.limits.seconds or 3600
@@ -323,6 +334,20 @@ class RedisRunner:
             self._touched[job_id] = time.monotonic()
         self._refresh(job)
         return job
+
+    def _still_queued(self, key: str) -> int:
+        """How many of the solves in the set at ``key`` still wait; the others leave it."""
+        members = [member.decode() for member in self.client.smembers(key)]
+        if not members:
+            return 0
+        pipe = self.client.pipeline(transaction=False)
+        for job_id in members:
+            pipe.hget(_key(job_id), "state")
+        states = pipe.execute()
+        gone = [job_id for job_id, state in zip(members, states, strict=True) if state != b"queued"]
+        if gone:
+            self.client.srem(key, *gone)
+        return len(members) - len(gone)
 
     def call(
         self, target: Callable[..., Any], *args: Any, timeout: float = 30.0, memory_mb: int = 1024

@@ -226,7 +226,7 @@ class Runner:
         orphan_grace: float = 10.0,
         max_queued: int = 32,
         per_owner: int = 3,
-        per_client_queued: int = 4,
+        per_client_queued: int = 8,
         max_hints: int = 1,
     ):
         self.max_running = max_running or os.cpu_count() or 2

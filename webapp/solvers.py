@@ -28,6 +28,7 @@ def init_app(app: Flask) -> None:
             orphan_grace=float(config.get("SOLVE_ORPHAN_GRACE", 10)),
             max_queued=int(config.get("SOLVE_MAX_QUEUED", 32)),
             per_owner=int(config.get("SOLVE_PER_PLAYER", 3)),
+            per_client_queued=int(config.get("SOLVE_PER_CLIENT_QUEUED", 8)),
         )
     else:
         runner = Runner(
@@ -35,7 +36,7 @@ def init_app(app: Flask) -> None:
             orphan_grace=float(config.get("SOLVE_ORPHAN_GRACE", 10)),
             max_queued=int(config.get("SOLVE_MAX_QUEUED", 32)),
             per_owner=int(config.get("SOLVE_PER_PLAYER", 3)),
-            per_client_queued=int(config.get("SOLVE_PER_CLIENT_QUEUED", 4)),
+            per_client_queued=int(config.get("SOLVE_PER_CLIENT_QUEUED", 8)),
             max_hints=int(config.get("HINT_MAX_RUNNING", 1)),
         )
     app.extensions["puzzlelab.runner"] = runner
