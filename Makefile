@@ -43,7 +43,7 @@ cluster: warm
 # The Debian packages the tests need beyond Python: the program each provides, then the package
 # (Debian 12's postgresql is version 15; tests/postgres.py finds whichever version is there).
 SYSTEM_NEEDS := /usr/bin/chromium:chromium /usr/lib/postgresql/15/bin/initdb:postgresql \
-	/usr/bin/redis-server:redis-server
+	/usr/bin/redis-server:redis-server /usr/sbin/nginx:nginx-light
 
 # Install whichever of SYSTEM_NEEDS is missing: with apt-get as root, or else say what to install.
 system-packages:

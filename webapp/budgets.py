@@ -43,7 +43,7 @@ LIMITS = {
 #: Bytes of move text one client may send a minute (a move is a few bytes; this is over
 #: 10,000 moves a minute).
 MOVE_BYTES = "400000 per minute"
-#: New players (cookies) one client may start an hour.
+#: New players (cookies) one client may start an hour (the BUDGET_NEW_PLAYERS setting).
 NEW_PLAYERS = "60 per hour"
 
 
@@ -76,7 +76,8 @@ def allow_new_player() -> bool:
     if not limits.enabled:
         return True
     try:
-        return limits.limiter.hit(parse(NEW_PLAYERS), "new-player", client_key())
+        budget = current_app.config.get("BUDGET_NEW_PLAYERS") or NEW_PLAYERS
+        return limits.limiter.hit(parse(budget), "new-player", client_key())
     except Exception:  # noqa: BLE001 - any storage failure: play goes on without this count
         return True
 
