@@ -3,6 +3,7 @@ and a real browser (the system Chromium, driven by Playwright)."""
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import signal
@@ -80,6 +81,15 @@ def wait_until(predicate, timeout: float = 10.0, step: float = 0.1) -> bool:
             return True
         time.sleep(step)
     return predicate()
+
+
+def upload_picture(client, token: str, data: bytes, back: str = "/sliding/p/3x3-123456708"):
+    """Upload ``data`` as a picture from the puzzle page at ``back``."""
+    return client.post(
+        "/sliding/picture",
+        content_type="multipart/form-data",
+        data={"csrf_token": token, "back": back, "picture": (io.BytesIO(data), "me.png")},
+    )
 
 
 def wait_in_page(page, expression: str, timeout: float = 10.0) -> None:

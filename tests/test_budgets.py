@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
-from tests.conftest import csrf_of
+from tests.conftest import csrf_of, upload_picture
 from webapp import create_app
 
 LEVEL = "#####\n#@$.#\n#####"
@@ -53,15 +51,7 @@ def test_uploads_and_solves_have_budgets_per_client(monkeypatch, tmp_path):
     client, token = fresh(app)
 
     def upload():
-        return client.post(
-            "/sliding/picture",
-            content_type="multipart/form-data",
-            data={
-                "csrf_token": token,
-                "back": "/sliding/p/3x3-123456708",
-                "picture": (io.BytesIO(b"not a picture"), "x.png"),
-            },
-        )
+        return upload_picture(client, token, b"not a picture")
 
     assert upload().status_code == 400  # counted, and refused for what it is
     assert upload().status_code == 429

@@ -8,7 +8,7 @@ import time
 
 from PIL import Image
 
-from tests.conftest import csrf_of
+from tests.conftest import csrf_of, upload_picture
 from webapp import create_app, pictures
 
 
@@ -18,32 +18,20 @@ def png(width: int, height: int) -> bytes:
     return out.getvalue()
 
 
-def upload(client, token, data: bytes):
-    return client.post(
-        "/sliding/picture",
-        content_type="multipart/form-data",
-        data={
-            "csrf_token": token,
-            "back": "/sliding/p/3x3-123456708",
-            "picture": (io.BytesIO(data), "me.png"),
-        },
-    )
-
-
 def test_an_upload_is_decoded_in_a_child_process_never_in_the_web_process(client, monkeypatch):
     # The decoder, as this process sees it, records any call: the child process the runner
     # starts imports its own, untouched copy.
     decoded_here = []
     monkeypatch.setattr(pictures, "store_upload", lambda *args: decoded_here.append(args))
     token = csrf_of(client.get("/sliding/").text)
-    answer = upload(client, token, png(300, 300))
+    answer = upload_picture(client, token, png(300, 300))
     assert answer.status_code == 303 and "picture=" in answer.headers["Location"]
     assert decoded_here == []  # stored, and not decoded by this process
 
 
 def test_a_bad_picture_is_refused_with_its_reason_from_the_child(client):
     token = csrf_of(client.get("/sliding/").text)
-    answer = upload(client, token, b"GIF89a not really")
+    answer = upload_picture(client, token, b"GIF89a not really")
     assert answer.status_code == 400 and "not a picture we can read" in answer.text
 
 
