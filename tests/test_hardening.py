@@ -75,3 +75,13 @@ def test_tables_let_go_are_built_again_when_asked_for():
     wait_built(second)  # room for one: the first is let go
     wait_built(first)  # and built again, not "working out…" for good
     assert len(built) == 3 and tables.get(game, first) == ({"path_moves": {}}, False)
+
+
+def test_a_hint_says_what_stopped_its_search():
+    from webapp.live import hint_failure
+    from webapp.search import Result
+
+    assert "more memory" in hint_failure(Result(status="memory-limit", seconds=0.9), 5)
+    assert "too large" in hint_failure(Result(status="node-limit"), 5)
+    assert "within 5 s" in hint_failure(Result(status="timeout", seconds=5.0), 5)
+    assert "cannot be solved" in hint_failure(Result(status="unsolvable"), 5)

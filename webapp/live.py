@@ -194,9 +194,20 @@ def next_move_hint(found: Found, play: Play) -> str:
         return "No hint in time; try again."
     if result.status == "solved" and result.moves:
         return "Next move: " + game.describe_move(found.level, play.state, result.moves[0])
+    return hint_failure(result, limits.seconds)
+
+
+def hint_failure(result: Any, seconds: float) -> str:
+    """Why a hint's search gave no move, in the player's words: what actually stopped it."""
     if result.status == "unsolvable":
         return "This position cannot be solved any more: undo some moves."
-    return f"No hint: the solver found nothing within {limits.seconds:g} s from here."
+    if result.status == "memory-limit":
+        return "No hint: this position needs more memory than a hint may use. Try the solver."
+    if result.status == "node-limit":
+        return "No hint: the search grew too large for a hint. Try the solver."
+    if result.status in ("error", "cancelled"):
+        return "No hint this time: the solver stopped. Please try again."
+    return f"No hint: the solver found nothing within {seconds:g} s from here."
 
 
 # -- the socket ---------------------------------------------------------------------------------
