@@ -241,8 +241,8 @@ def solve_socket(ws: Any, game_name: str, collection: str, ident: str, job_id: s
     get_runner().watch(job)
     try:
         stream(ws, found, job)
-    except ConnectionClosed:
-        pass
+    except (ConnectionClosed, ConnectionError, TimeoutError):
+        pass  # the page went away, or its connection was reset mid-send: nothing to report
     finally:
         sockets.closed(ws)
         get_runner().unwatch(job)
