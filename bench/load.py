@@ -207,9 +207,14 @@ class Watcher(threading.Thread):
 def run_mode(mode: str, args: argparse.Namespace) -> dict:
     """One mode's crowd: its figures for the table."""
     settings = {"SOLVE_TIME_LIMIT": str(args.seconds), "SOLVE_MAX_QUEUED": "64"}
-    # Every simulated player comes from 127.0.0.1: one client address, whose caps would
-    # otherwise refuse the watchers past the first few.
-    settings.update(SOLVE_PER_CLIENT_QUEUED="64", SOCKETS_PER_CLIENT="1000")
+    # Every simulated player comes from 127.0.0.1: one client address, whose caps and budgets
+    # would otherwise refuse the watchers past the first few and the players past the sixtieth.
+    settings.update(
+        SOLVE_PER_CLIENT_QUEUED="64",
+        SOCKETS_PER_CLIENT="1000",
+        BUDGETS="false",
+        THREADS_PER_CLIENT="0",
+    )
     with serve_mode(mode, args.workers, **settings) as (port, roots):
         cpu_before = cpu_seconds(roots)
         until = time.monotonic() + args.seconds

@@ -54,7 +54,7 @@ def server_time(moves: int) -> list[float]:
     from webapp import create_app
 
     with tempfile.TemporaryDirectory() as folder:
-        app = create_app({"INSTANCE_PATH": folder})
+        app = create_app({"INSTANCE_PATH": folder, "BUDGETS": False})  # one client, many moves
         client = app.test_client()
         page = client.get(LEVEL).text
         token = re.search(r'name="csrf-token" content="([^"]+)"', page).group(1)
@@ -202,16 +202,16 @@ def serve(**settings: str) -> Iterator[int]:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         env = {**os.environ, "PUZZLE_LAB_INSTANCE": folder, "PUZZLE_LAB_PREBUILD_TABLES": "false"}
+        # Every simulated player comes from 127.0.0.1: lift the per-client budgets and caps.
+        env.update(PUZZLE_LAB_BUDGETS="false", PUZZLE_LAB_THREADS_PER_CLIENT="0")
         env.update({f"PUZZLE_LAB_{name}": value for name, value in settings.items()})
         server = subprocess.Popen(
             [
                 sys.executable,
                 "-m",
                 "gunicorn",
-                "--workers",
-                "1",
-                "--threads",
-                "128",
+                "-c",
+                "python:webapp.serving",
                 "--bind",
                 f"127.0.0.1:{port}",
                 "wsgi:app",

@@ -150,8 +150,8 @@ class Cluster:
             self.spawn(f"worker-{number + 1}", [sys.executable, "-m", "webapp.worker"], env)
         self.spawn(
             "web",
-            [sys.executable, "-m", "gunicorn", "--workers", str(args.web), "--threads",
-             str(args.threads), "--bind", f"{args.host}:{args.port}", "--graceful-timeout", "5",
+            [sys.executable, "-m", "gunicorn", "-c", "python:webapp.serving", "--workers",
+             str(args.web), "--threads", str(args.threads), "--bind", f"{args.host}:{args.port}",
              "wsgi:app"],
             env,
         )  # fmt: skip
