@@ -85,3 +85,30 @@ def test_a_hint_says_what_stopped_its_search():
     assert "too large" in hint_failure(Result(status="node-limit"), 5)
     assert "within 5 s" in hint_failure(Result(status="timeout", seconds=5.0), 5)
     assert "cannot be solved" in hint_failure(Result(status="unsolvable"), 5)
+
+
+def test_each_paster_sees_their_own_title_and_the_first_stays_for_everyone_else(app):
+    board = "#####\n#@$.#\n#####\n"
+
+    def paste(title: str):
+        client = app.test_client()
+        token = csrf_of(client.get("/sokoban/").text)
+        answer = client.post(
+            "/sokoban/new", data={"text": f"Title: {title}\n{board}", "csrf_token": token}
+        )
+        assert answer.status_code == 303
+        return client, answer.headers["Location"]
+
+    first, address = paste("Morning Walk")
+    second, same = paste("Rude Words")
+    assert same == address  # one board, one address
+    assert "<h1>Morning Walk</h1>" in first.get(address).text
+    assert "<h1>Rude Words</h1>" in second.get(address).text
+    assert "<h1>Morning Walk</h1>" in app.test_client().get(address).text
+
+
+def test_an_overlong_title_is_refused_with_its_length_not_dropped(client):
+    token = csrf_of(client.get("/sokoban/").text)
+    text = "Title: " + "x" * 190_000 + "\n#####\n#@$.#\n#####\n"
+    answer = client.post("/sokoban/new", data={"text": text, "csrf_token": token})
+    assert answer.status_code == 400 and "190,000 characters long; the most is 200" in answer.text

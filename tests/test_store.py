@@ -46,7 +46,7 @@ def postgres_url(postgres: PostgresServer) -> str:
     """The server's URL, on empty tables."""
     store = PostgresStore(PostgresConnections(postgres.url, size=1))
     store.query("SELECT 1")  # the first connection creates the schema
-    store.run("TRUNCATE games, results, levels")
+    store.run("TRUNCATE games, results, assisted, levels, titles")
     store.connections.close()
     return postgres.url
 
@@ -259,6 +259,17 @@ def test_saving_a_pasted_level_again_keeps_the_first(store, open_store):
     store.save_level("sokoban", "aaaaaaaaaaaa", "another text")  # an id names one content
     assert open_store().load_level("sokoban", "aaaaaaaaaaaa") == "#####\n#@$.#\n#####"
     assert open_store().load_level("vexed", "aaaaaaaaaaaa") is None
+
+
+def test_a_players_own_title_for_a_pasted_level_is_theirs_and_swept_with_it(store, open_store):
+    store.save_level("sokoban", "aaaaaaaaaaaa", "Title: First\n#####\n#@$.#\n#####")
+    store.save_title("p", "sokoban", "aaaaaaaaaaaa", "Mine")
+    store.save_title("p", "sokoban", "aaaaaaaaaaaa", "Mine again")
+    other = open_store()
+    assert other.title("p", "sokoban", "aaaaaaaaaaaa") == "Mine again"
+    assert other.title("q", "sokoban", "aaaaaaaaaaaa") is None
+    store.expire(0, now=store.clock() + 10)  # the level goes, and its titles with it
+    assert other.title("p", "sokoban", "aaaaaaaaaaaa") is None
 
 
 def test_threads_saving_games_and_wins_together_lose_none(open_store):

@@ -73,7 +73,10 @@ def find_level(game_name: str, collection: str, ident: str) -> Found:
         except LevelError as error:
             raise BadRequest(f"This shared level cannot be played any more: {error}", 410) from None
         ref = LevelRef(game.name, CUSTOM, custom_id=ident)
-        title = catalog.level_title(game, level, "Your level")
+        # The board's first paster named it; a player who pasted it under another title sees
+        # their own.
+        own = get_store().title(player_id(), game.name, ident)
+        title = own or catalog.level_title(game, level, "Your level")
         return Found(game, ref, level, title, collection_title="Shared levels")
     found = catalog.collection(game.name, collection)
     if found is None:

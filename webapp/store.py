@@ -57,6 +57,13 @@ CREATE TABLE IF NOT EXISTS levels (
     created DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (game, id)
 );
+CREATE TABLE IF NOT EXISTS titles (
+    player  TEXT NOT NULL,   -- the title a player gave a pasted level whose board someone
+    game    TEXT NOT NULL,   -- pasted first under another: theirs to see, nobody else's
+    id      TEXT NOT NULL,
+    title   TEXT NOT NULL,
+    PRIMARY KEY (player, game, id)
+);
 CREATE INDEX IF NOT EXISTS games_updated ON games (updated);
 """
 
@@ -401,6 +408,10 @@ class Store:
                 "WHERE games.game = levels.game AND games.level = 'custom/' || levels.id)",
                 (cutoff,),
             )
+            statements.run(
+                "DELETE FROM titles WHERE NOT EXISTS (SELECT 1 FROM levels "
+                "WHERE levels.game = titles.game AND levels.id = titles.id)"
+            )
             return games, levels
 
         removed = self.transaction(sweep)
@@ -414,6 +425,21 @@ class Store:
             "ON CONFLICT (game, id) DO NOTHING",
             (game, level_id, text, self.clock()),
         )
+
+    def save_title(self, player: str, game: str, level_id: str, title: str) -> None:
+        """Keep the title this player gave a pasted level (the level's text keeps the first)."""
+        self.run(
+            "INSERT INTO titles (player, game, id, title) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (player, game, id) DO UPDATE SET title=excluded.title",
+            (player, game, level_id, title),
+        )
+
+    def title(self, player: str, game: str, level_id: str) -> str | None:
+        """The title this player gave a pasted level, if they gave one of their own."""
+        rows = self.query(
+            "SELECT title FROM titles WHERE player=? AND game=? AND id=?", (player, game, level_id)
+        )
+        return rows[0]["title"] if rows else None
 
     def levels_bytes(self) -> int:
         """The size of every pasted level's text together (the global budget counts it)."""

@@ -52,6 +52,8 @@ from webapp.watch import panel_context
 bp = Blueprint("web", __name__)
 
 MAX_MOVE_TEXT = 200_000
+#: Longest title a pasted level may carry.
+MAX_TITLE = 200
 #: Most separate moves in one request (keys that queued up behind a slow answer).
 MAX_MOVE_TEXTS = 1000
 #: A page's own name for itself, so the moves it numbers are played in its order.
@@ -273,10 +275,22 @@ def paste(game_name: str) -> Response | tuple[str, int]:
         return _paste_error(
             game, "The site holds as many shared levels as it can just now; try later.", text
         )
+    for number, level in enumerate(levels[:100], 1):
+        title = game.level_title(level)
+        if len(title) > MAX_TITLE:
+            message = (
+                f"Level {number}'s title is {len(title):,} characters long; the most is "
+                f"{MAX_TITLE}. Shorten it and paste again."
+            )
+            return _paste_error(game, message, text)
     refs = []
     for level in levels[:100]:
         level_id = catalog.content_id(game, level)
-        get_store().save_level(game.name, level_id, game.level_text(level))
+        canonical = game.level_text(level)
+        get_store().save_level(game.name, level_id, canonical)
+        if game.level_title(level) and get_store().load_level(game.name, level_id) != canonical:
+            # The board was pasted before under another title: this player sees theirs.
+            get_store().save_title(player_id(), game.name, level_id, game.level_title(level))
         refs.append((LevelRef(game.name, CUSTOM, custom_id=level_id), game.level_title(level)))
     if len(refs) == 1:
         return redirect(refs[0][0].path, code=303)
