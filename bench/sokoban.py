@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from webapp.games.sokoban import GAME  # noqa: E402
-from webapp.games.sokoban.board import FAR, Board  # noqa: E402
+from webapp.games.sokoban.board import Board  # noqa: E402
 from webapp.games.sokoban.level import Level  # noqa: E402
 from webapp.games.sokoban.solver import LowerBound  # noqa: E402
 from webapp.search import Limits, Progress  # noqa: E402
@@ -69,23 +69,20 @@ class Outcome:
 
 def run_ours(level: Level, algorithm: str, limits: Limits) -> Outcome:
     """Our solver in this process, with the figures that say what stopped it: expansions,
-    the peak memory, the open list, and the lowest goal bound among the positions the
-    search showed (a few a second)."""
+    the open list, the peak memory, and the bound at the start against the least bound any
+    position reached forwards (and backwards, pulls short of the start)."""
     board = Board(level)
-    bound = LowerBound(board)
-    start_h = bound(board.boxes_of(GAME.start(level)))
-    seen = {"rss": 0.0, "frontier": 0, "depth": 0, "lowest": start_h}
+    start_h = LowerBound(board)(board.boxes_of(GAME.start(level)))
+    seen = {"rss": 0.0, "frontier": 0}
 
     def watch(progress: Progress) -> None:
         seen["rss"] = max(seen["rss"], _rss_mb())
-        seen["frontier"], seen["depth"] = progress.frontier, progress.depth
-        if progress.sample is not None:
-            h = bound(board.boxes_of(progress.sample))
-            if h < FAR:
-                seen["lowest"] = min(seen["lowest"], h)
+        seen["frontier"] = progress.frontier
 
     result = solve(GAME, level, algorithm, limits=limits, on_progress=watch)
     figures = {"expanded": result.expanded, "start h": start_h, **seen}
+    figures["forwards"] = result.extra.get("closest forwards", "-")
+    figures["backwards"] = result.extra.get("closest backwards", "-")
     if not result.solved:
         return Outcome(result.status, result.seconds, detail=result.error or "", figures=figures)
     counts = GAME.count(level, result.moves or [])
@@ -170,7 +167,7 @@ def describe(outcome: Outcome) -> str:
     if f and not outcome.solved:
         text += (
             f" expanded {f['expanded']} open {f['frontier']} peak {f['rss']:.0f} MB"
-            f" h {f['start h']}->{f['lowest']}"
+            f" h {f['start h']}->{f['forwards']} back {f['backwards']}"
         )
     elif f:
         text += f" expanded {f['expanded']}"
