@@ -15,6 +15,7 @@ from webapp.games.sokoban.rooms import goal_rooms
 from webapp.games.sokoban.solver import (
     PORTFOLIO,
     ROOM_PORTFOLIO,
+    LowerBound,
     Setting,
     _best_first_reverse,
     _solved,
@@ -396,3 +397,25 @@ def test_a_push_that_walls_off_goals_is_not_queued() -> None:
     assert len(walled) == 1
     assert walled[0] not in queued
     assert queued  # the other pushes go on
+
+
+def test_the_solver_says_how_near_each_search_has_come() -> None:
+    """The live panel's words and the bench's figures: the least bound either search has
+    queued, which only falls as the searches go on."""
+    level = XSOKOBAN[3]
+    board = Board(level)
+    start = LowerBound(board)(board.boxes_of(GAME.start(level)))
+    notes: list[str] = []
+    found = {}
+    for nodes in (2_000, 50_000):
+        result = solve(
+            GAME, level, "fast", limits=Limits(seconds=60, nodes=nodes),
+            on_progress=lambda progress: notes.append(progress.note),
+        )  # fmt: skip
+        assert result.status == "node-limit"
+        found[nodes] = result.extra
+        assert 0 < result.extra["closest forwards"] <= start
+        assert 0 <= result.extra["closest backwards"]
+    assert found[50_000]["closest forwards"] <= found[2_000]["closest forwards"]
+    assert found[50_000]["closest backwards"] <= found[2_000]["closest backwards"]
+    assert any("more pushes" in note and "pulls short" in note for note in notes)

@@ -117,6 +117,7 @@ class CompiledSearch:
         self.table = np.zeros(TABLE_START, np.int32)
         self.counters = np.zeros(kernels.COUNTERS, np.int64)
         self.counters[kernels.MEET] = -1
+        self.counters[kernels.CLOSEST] = FAR
         self.most_children = 4 * boxes
         self.empty = (
             np.zeros((1, width), np.uint64),
@@ -160,6 +161,7 @@ class CompiledSearch:
         kernels.rehash(self.hashes, state + 1, self.table)
         h = int(kernels.assignment(self.distances, np.flatnonzero(self.unpack(query))))
         if h < FAR:
+            counters[kernels.CLOSEST] = min(int(counters[kernels.CLOSEST]), h)
             waiting = int(counters[kernels.WAITING])
             self.heap_keys[waiting] = self.weight * h << kernels.PRIORITY_SHIFT | h
             self.heap_ids[waiting] = state
@@ -254,6 +256,12 @@ class CompiledSearch:
                 budget,
             )
         )  # fmt: skip
+
+    @property
+    def closest(self) -> int:
+        """The least bound of any position queued so far (FAR before any): forwards the
+        pushes still needed at least, backwards the pulls back to the start."""
+        return int(self.counters[self.kernels.CLOSEST])
 
     def pause(self) -> Pause:
         kernels, counters = self.kernels, self.counters

@@ -48,8 +48,9 @@ def assignment(distances, cells):  # pragma: no cover - compiled
 #: What ``search`` returns.
 RUNNING, FOUND, EXHAUSTED, FULL = 0, 1, 2, 3
 #: Slots of the ``counters`` array that ``search`` keeps between calls.
-STORED, WAITING, EXPANDED, GENERATED, GOAL, LAST, DEPTH, MEET = range(8)
-COUNTERS = 8
+#: CLOSEST is the least h of any position queued so far: how near the search has come.
+STORED, WAITING, EXPANDED, GENERATED, GOAL, LAST, DEPTH, MEET, CLOSEST = range(9)
+COUNTERS = 9
 #: Added to the heap key of a child that is not novel (see ``seen`` in ``search``).
 STALE = 1 << 60
 #: A heap key is the priority shifted left by this, or'ed with h (h < FAR < 2**24).
@@ -688,6 +689,8 @@ def search(
             occupied[target] = 0
             if h >= FAR:
                 continue
+            if h < counters[CLOSEST]:
+                counters[CLOSEST] = h
             key = (g + 1 + weight * (h + penalty * misplaced)) << PRIORITY_SHIFT | h
             if seen.shape[0] > 1:
                 # Novelty: a child that puts a box, or the player, where no position of the

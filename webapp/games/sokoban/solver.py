@@ -8,7 +8,7 @@ into the full LURD string at the end. docs/sokoban-solver.md describes the fast 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, replace
 from itertools import count
 
@@ -604,6 +604,9 @@ def run_fast(
     if settings is None:
         settings = portfolio(rooms_for(Setting()))
 
+    # The compiled searches by portfolio index, to say how near they have come.
+    compiled_runs: dict[int, CompiledSearch] = {}
+
     def search(monitor: Monitor) -> Result:
         boxes = board.boxes_of(position)
         if boxes == board.goal_mask:
@@ -624,7 +627,7 @@ def run_fast(
             nonlocal forward, backward
             setting = chosen[index]
             if setting.compiled:
-                compiled = CompiledSearch(
+                compiled = compiled_runs[index] = CompiledSearch(
                     board, position, int(setting.weight), monitor.limits.memory_mb,
                     setting.corrals, setting.reverse, share,
                     setting.novelty,
@@ -680,11 +683,35 @@ def run_fast(
                         break
                     totals[index] = (done[index][0] + expanded, done[index][1] + generated)
                     expanded, generated = map(sum, zip(*totals, strict=True))
+                    monitor.note = closest_note(compiled_runs.values())
                     monitor.tick(
                         expanded, generated, frontier, depth, _sampler(board, player, boxes)
                     )
 
-    return run_search(search, monitor)
+    result = run_search(search, monitor)
+    if result.solved:
+        return result
+    # Unsolved: how near each compiled search came (what the bench reports for a miss).
+    for compiled in compiled_runs.values():
+        if compiled.closest < FAR:
+            way = "backwards" if compiled.reverse else "forwards"
+            result.extra.setdefault(f"closest {way}", compiled.closest)
+    return result
+
+
+def closest_note(searches: Iterable[CompiledSearch]) -> str:
+    """How near the compiled searches have come, in a player's words: the fewest pushes any
+    position found forwards still needs at least (its matching bound), and the fewest pulls
+    any position found backwards is still from the start."""
+    parts = []
+    for search in searches:
+        if search.closest >= FAR:
+            continue
+        if search.reverse:
+            parts.append(f"back from the goals, {search.closest}+ pulls short of this position")
+        else:
+            parts.append(f"the nearest position found needs {search.closest}+ more pushes")
+    return "; ".join(parts)
 
 
 # -- move-optimal -----------------------------------------------------------------------------

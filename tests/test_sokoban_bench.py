@@ -1,0 +1,80 @@
+"""bench/sokoban.py's side-by-side mode, with a stand-in peer: the project never needs YASS."""
+
+from __future__ import annotations
+
+import importlib.util
+import stat
+import sys
+from pathlib import Path
+
+from tests.conftest import ROOT
+from webapp.games.sokoban import GAME
+from webapp.search import Limits
+
+SPEC = importlib.util.spec_from_file_location("bench_sokoban", ROOT / "bench" / "sokoban.py")
+assert SPEC is not None and SPEC.loader is not None
+BENCH = importlib.util.module_from_spec(SPEC)
+sys.modules[SPEC.name] = BENCH  # dataclasses look their module up there
+SPEC.loader.exec_module(BENCH)
+
+LEVEL = GAME.parse("; tiny\n#####\n#@$.#\n#####\n")[0]
+
+#: What YASS writes beside its input: a header, the board, then the solution over lines.
+SOLUTIONS = """YASS 2.153 (64-bit) Solutions
+
+tiny
+
+#####
+#@$.#
+#####
+
+Solution/Pushes: 1
+{moves}
+
+"""
+
+
+def fake_peer(folder: Path, moves: str, seconds_ms: int = 7) -> Path:
+    """A program that answers like YASS: the solutions file and the 'Solved:' line."""
+    script = folder / "peer"
+    text = SOLUTIONS.format(moves=moves).replace("\n", "\\n")
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "import sys\n"
+        "name = sys.argv[1].rsplit('.', 1)[0]\n"
+        f"open(name + ', YASS 2.153 (64-bit) Solutions.sok', 'w').write('{text}')\n"
+        f"print('Solved: 1  Levels: 1  Time: {seconds_ms} milli seconds')\n"
+    )
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return script
+
+
+def test_peer_solution_joins_the_wrapped_lines_up_to_the_blank_one():
+    text = "header\n\nSolution\nulLL\nrrDD\n\nSolution\nxx\n"
+    assert BENCH.peer_solution(text) == "ulLLrrDD"
+    assert BENCH.peer_solution("no solution here\n") is None
+
+
+def test_peer_seconds_reads_its_own_report():
+    out = "...\nSolved: 1  Levels: 1  Time: 1234 milli seconds\n"
+    assert BENCH.peer_seconds(out) == 1.234
+    assert BENCH.peer_seconds("nothing") is None
+
+
+def test_a_peer_solution_counts_only_when_it_replays(tmp_path):
+    limits = Limits(seconds=5, nodes=None, memory_mb=256)
+    good = BENCH.run_peer(fake_peer(tmp_path, "R"), LEVEL, limits)
+    assert good.solved and good.pushes == 1 and good.seconds == 0.007
+    bad = BENCH.run_peer(fake_peer(tmp_path, "L"), LEVEL, limits)
+    assert bad.status == "error" and "does not replay" in bad.detail
+    late = BENCH.run_peer(fake_peer(tmp_path, "R", seconds_ms=9000), LEVEL, limits)
+    assert late.status == "timeout"
+
+
+def test_side_by_side_table_counts_each_side(tmp_path, capsys):
+    peer = fake_peer(tmp_path, "R")
+    assert BENCH.main(["--set", "microban", "--levels", "1", "--peer", str(peer)]) == 0
+    out = capsys.readouterr().out
+    # Microban 1 is not the stand-in's level, so its answer does not replay: ours alone.
+    assert "| microban | 10 s | 1 | 0 | 1 | 0 | 0 | 1 |" in out
+    assert "peer solutions that did not replay: 1" in out
