@@ -41,14 +41,16 @@ cluster: warm
 		--redis-port $(REDIS_PORT) --pg-port $(PG_PORT)
 
 # The Debian packages the tests need beyond Python: the program each provides, then the package
-# (Debian 12's postgresql is version 15; tests/postgres.py finds whichever version is there).
-SYSTEM_NEEDS := /usr/bin/chromium:chromium /usr/lib/postgresql/15/bin/initdb:postgresql \
+# (a path may be a pattern: PostgreSQL's binaries live under its version's folder, and
+# tests/postgres.py finds whichever version is there).
+SYSTEM_NEEDS := /usr/bin/chromium:chromium /usr/lib/postgresql/*/bin/initdb:postgresql \
 	/usr/bin/redis-server:redis-server /usr/sbin/nginx:nginx-light
 
 # Install whichever of SYSTEM_NEEDS is missing: with apt-get as root, or else say what to install.
 system-packages:
 	@missing=""; for need in $(SYSTEM_NEEDS); do \
-		test -x "$${need%%:*}" || missing="$$missing $${need##*:}"; \
+		found=""; for program in $${need%%:*}; do test -x "$$program" && found=1; done; \
+		test -n "$$found" || missing="$$missing $${need##*:}"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 
 from tests.conftest import csrf_of
@@ -112,3 +113,111 @@ def test_an_overlong_title_is_refused_with_its_length_not_dropped(client):
     text = "Title: " + "x" * 190_000 + "\n#####\n#@$.#\n#####\n"
     answer = client.post("/sokoban/new", data={"text": text, "csrf_token": token})
     assert answer.status_code == 400 and "190,000 characters long; the most is 200" in answer.text
+
+
+def test_a_replay_link_lists_the_moves_around_its_position_and_has_a_length_limit(client):
+    moves = "du" * 300  # First steps 3: down and up alternate forever
+    page = client.get(f"/sokoban/first-steps/3?moves={moves}&at=300").text
+    # The view's own position, start, and the move shown with forty on each side.
+    assert page.count('data-position="') <= 1 + 1 + 2 * 40 + 1
+    assert 'data-position="300"' in page and 'data-position="200"' not in page
+    too_long = client.get("/sokoban/first-steps/3?moves=" + "du" * 10_001)
+    assert too_long.status_code == 400 and "20,000 at most" in too_long.text
+
+
+def test_the_move_budget_counts_every_move_text_of_a_pipelined_request(tmp_path, monkeypatch):
+    from webapp import budgets
+
+    monkeypatch.setattr(budgets, "MOVE_BYTES", "10 per minute")
+    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
+    client = app.test_client()
+    page = client.get("/sokoban/first-steps/3")
+    headers = {"X-CSRF-Token": csrf_of(page.text), "HX-Request": "true"}
+    burst = {"action": "move", "moves": ["du"] * 6}  # 12 bytes in one request
+    answer = client.post("/sokoban/first-steps/3/play", data=burst, headers=headers)
+    assert answer.status_code == 429
+
+
+def test_a_forwarded_host_is_never_trusted(tmp_path):
+    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path), "PROXIES": 1})
+
+    @app.get("/host")
+    def host():
+        from flask import request
+
+        return request.host
+
+    answer = app.test_client().get(
+        "/host", headers={"Host": "puzzles.example", "X-Forwarded-Host": "evil.example"}
+    )
+    assert answer.text == "puzzles.example"
+
+
+def test_the_picture_sweep_survives_a_picture_removed_under_it(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from webapp import pictures
+
+    folder = tmp_path / "pictures"
+    folder.mkdir()
+    for name in ("a" * 24, "b" * 24):
+        (folder / f"{name}.jpg").write_bytes(b"x")
+    real_stat = Path.stat
+
+    def racing_stat(path, *args, **kwargs):
+        if path.name.startswith("a"):
+            raise FileNotFoundError(path)  # another process's sweep took it
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", racing_stat)
+    assert pictures.sweep(folder, unused_days=30, budget_bytes=0) == 1
+    assert pictures.folder_bytes(folder) == 0
+
+
+def test_tables_that_failed_for_a_passing_reason_are_asked_for_again():
+    from webapp import catalog
+    from webapp.games import get
+    from webapp.tables import Tables
+
+    answers = [ConnectionError("the solvers are unreachable"), {"path_moves": {}}]
+    done = threading.Event()
+
+    def call(*args, **limits):
+        answer = answers.pop(0)
+        done.set()
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    tables = Tables(call)
+    game, level = get("blocks"), catalog.collection("blocks", "classics").levels[0]
+
+    def settled() -> tuple:
+        for _ in range(500):
+            if not tables._building:
+                break
+            threading.Event().wait(0.01)
+        return tables.get(game, level)
+
+    assert tables.get(game, level) == (None, True)
+    assert done.wait(5)
+    # The failure is not kept as "no tables": asked again, they are built again.
+    assert settled() == (None, True)
+    assert settled() == ({"path_moves": {}}, False)
+
+
+def test_a_solution_is_used_only_on_its_own_level(app, client):
+    from tests.conftest import wait_until
+
+    page = client.get("/sokoban/first-steps/1")
+    headers = {"X-CSRF-Token": csrf_of(page.text)}
+    panel = client.post("/sokoban/first-steps/1/solve", data={"algorithm": "bfs"}, headers=headers)
+    job = re.search(r'data-job="([^"]+)"', panel.text).group(1)
+    with app.app_context():
+        from webapp.solvers import get_runner
+
+        found = get_runner().jobs[job]
+        assert wait_until(lambda: found.done, 20)
+    client.get("/sokoban/first-steps/2")
+    other = client.post("/sokoban/first-steps/2/solve/use", data={"job": job}, headers=headers)
+    assert other.status_code == 404 and "another level" in other.text

@@ -84,11 +84,28 @@ def test_computations_run_at_low_priority_within_the_running_cap(runner):
     assert runner.call(os.getpid) != os.getpid()
 
 
-def test_the_client_address_behind_a_trusted_proxy(app):
+def test_the_client_address_behind_a_trusted_proxy(tmp_path):
+    from webapp import create_app
     from webapp.live import client_address
 
     forwarded = {"X-Forwarded-For": "6.6.6.6, 10.0.0.7"}  # the first one the client wrote
-    with app.test_request_context("/", headers=forwarded, environ_base={"REMOTE_ADDR": "10.1.1.1"}):
-        assert client_address() == "10.1.1.1"  # no proxy trusted: the connection's
-        app.config["PROXIES"] = 1
-        assert client_address() == "10.0.0.7"  # what the proxy saw, not what was claimed
+    seen = []
+    for proxies in (0, 1):
+        app = create_app(
+            {"TESTING": True, "INSTANCE_PATH": str(tmp_path / str(proxies)), "PROXIES": proxies}
+        )
+        app.add_url_rule("/client", "client", client_address)
+        client = app.test_client()
+        client.environ_base["REMOTE_ADDR"] = "10.1.1.1"
+        seen.append(client.get("/client", headers=forwarded).text)
+    # No proxy trusted: the connection's; one: what the proxy saw, not what was claimed.
+    assert seen == ["10.1.1.1", "10.0.0.7"]
+
+
+def test_a_hint_is_not_refused_because_the_clients_solve_is_waiting(runner):
+    running = runner.submit(request(BIG, "big", "a"))
+    assert wait_for(running, lambda j: j.state == "running", 20)
+    waiting = runner.submit(request(BIG, "big-2", "a"))
+    assert waiting.state == "queued"
+    hint = runner.submit(request(SMALL, "small#hint", "a", kind="hint"))  # not refused
+    assert wait_for(hint, lambda j: j.done, 20)

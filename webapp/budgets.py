@@ -49,7 +49,11 @@ NEW_PLAYERS = "60 per hour"
 
 def client_key() -> str:
     """The client a request comes from: its IPv4 address, or the /64 of its IPv6 address."""
-    address = request.remote_addr or ""
+    return address_key(request.remote_addr or "")
+
+
+def address_key(address: str) -> str:
+    """The client an address belongs to: an IPv4 address itself, an IPv6 address its /64."""
     try:
         parsed = ipaddress.ip_address(address)
     except ValueError:
@@ -62,7 +66,10 @@ def client_key() -> str:
 
 
 def _move_bytes() -> int:
-    return len(request.form.get("moves", "")) if request.form.get("action") == "move" else 0
+    """The bytes of move text a request carries (a pipelined request carries several)."""
+    if request.form.get("action") != "move":
+        return 0
+    return sum(len(text) for text in request.form.getlist("moves"))
 
 
 def limiter() -> Limiter:
@@ -85,7 +92,9 @@ def allow_new_player() -> bool:
 def init_app(app: Flask) -> None:
     proxies = int(app.config.get("PROXIES", 0) or 0)
     if proxies:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
+        # The address and the scheme only: the Host header is the browser's own (the socket
+        # checks its Origin against it), and docs/nginx.conf passes it through unchanged.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
     storage = app.config.get("RATELIMIT_STORAGE_URI") or app.config.get("REDIS_URL") or "memory://"
     limits = Limiter(
         client_key,

@@ -15,6 +15,7 @@ import glob
 import os
 import pwd
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -68,8 +69,19 @@ class Cluster:
             pwd.getpwnam("postgres")  # KeyError: no user to run PostgreSQL as
             self.pg_user = "postgres"
         self.pg_folder = self.folder / "postgres"
-        self.redis_url = f"redis://127.0.0.1:{args.redis_port}/0"
+        # Redis carries the workers' jobs (pickles): a password, kept in a file only this
+        # user reads, so no other user of the machine can queue work for them.
+        self.redis_password = self._redis_password()
+        self.redis_url = f"redis://:{self.redis_password}@127.0.0.1:{args.redis_port}/0"
         self.database_url = f"postgresql://{ROLE}@127.0.0.1:{args.pg_port}/{ROLE}"
+
+    def _redis_password(self) -> str:
+        path = self.folder / "redis.conf"
+        if not path.exists():
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as out:
+                out.write(f"requirepass {secrets.token_hex(24)}\n")
+        return path.read_text().split()[1]
 
     def log(self, name: str):
         return (self.folder / f"{name}.log").open("ab")
@@ -134,11 +146,12 @@ class Cluster:
         args = self.args
         redis_folder = self.folder / "redis"
         redis_folder.mkdir(exist_ok=True)
-        redis = [REDIS_SERVER, "--port", str(args.redis_port), "--bind", "127.0.0.1",
-                 "--dir", str(redis_folder), "--save", "", "--appendonly", "no"]  # fmt: skip
+        redis = [REDIS_SERVER, str(self.folder / "redis.conf"), "--port", str(args.redis_port),
+                 "--bind", "127.0.0.1", "--dir", str(redis_folder), "--save", "",
+                 "--appendonly", "no"]  # fmt: skip
         self.spawn("redis", redis)
         wait_port(args.redis_port, 10, "Redis")
-        say(f"Redis on {self.redis_url}")
+        say(f"Redis on 127.0.0.1:{args.redis_port} (its password in {self.folder / 'redis.conf'})")
         self.start_postgres()
         say(f"PostgreSQL on {self.database_url}")
         env = {

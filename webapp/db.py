@@ -10,6 +10,7 @@ thread of its own.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 import time
@@ -79,6 +80,8 @@ def start_expiry(make_store: Callable[[], Store], days: float, shared: bool = Fa
                         store.conn.close()
             except (sqlite3.Error, StoreUnavailable):
                 pass  # a busy, locked or unreachable database: the next sweep tries again
+            except Exception:  # noqa: BLE001 - any other failure: logged; the thread lives on
+                logging.getLogger(__name__).exception("sweeping old games failed")
             time.sleep(EXPIRY_INTERVAL)
 
     threading.Thread(target=sweep_forever, name="expire-games", daemon=True).start()

@@ -24,6 +24,10 @@ from webapp.solvers import get_tables
 from webapp.store import SavedGame
 
 _CUSTOM_ID = re.compile(r"^[0-9a-f]{12}$")
+#: The longest replay link a view shows, in moves.
+MAX_REPLAY_MOVES = 20_000
+#: Moves listed on each side of the position in a replay's move list.
+REPLAY_WINDOW = 40
 
 
 @dataclass
@@ -179,28 +183,42 @@ def replay_context(found: Found, text: str, at: str | None) -> dict[str, Any]:
     game = found.game
     try:
         tokens = game.split_moves(text)
-        state = game.start(found.level)
-        states = [state]
-        spelled = []
-        for token in tokens:
+    except MoveError as exc:
+        raise BadRequest(f"This replay link does not work on this level: {exc}") from None
+    if len(tokens) > MAX_REPLAY_MOVES:
+        raise BadRequest(
+            f"This replay link has {len(tokens):,} moves; a replay shows {MAX_REPLAY_MOVES:,} "
+            "at most."
+        )
+    position = len(tokens)
+    if at is not None and at.isdecimal():
+        position = min(int(at), len(tokens))
+    # Every move is checked, but only the position shown is kept: a long link costs time in
+    # proportion to its length, never memory.
+    state = shown = game.start(found.level)
+    spelled = []
+    try:
+        for index, token in enumerate(tokens):
             token = game.normalize_move(found.level, state, token)
             state = game.apply(found.level, state, token)
             spelled.append(token)
-            states.append(state)
+            if index + 1 == position:
+                shown = state
     except (IllegalMove, MoveError) as exc:
         raise BadRequest(f"This replay link does not work on this level: {exc}") from None
-    position = len(spelled)
-    if at is not None and at.isdecimal():
-        position = min(int(at), len(spelled))
     moves = game.join_moves(spelled)
     kept = {"picture": request.args["picture"]} if request.args.get("picture") else {}
     return {
         "moves": spelled,
         "move_text": moves,
         "position": position,
-        "state": states[position],
+        "state": shown,
         "figures": game.count(found.level, spelled[:position]),
-        "solved": game.is_solved(found.level, states[position]),
+        "solved": game.is_solved(found.level, shown),
+        # The moves listed: those around the position (a page stays small for a long link).
+        "window": range(
+            max(1, position - REPLAY_WINDOW), min(len(spelled), position + REPLAY_WINDOW) + 1
+        ),
         "step_url": lambda n: f"{found.ref.path}?{urlencode({'moves': moves, 'at': n, **kept})}",
     }
 

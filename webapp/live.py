@@ -17,6 +17,7 @@ from flask import Blueprint, Flask, current_app, render_template, request
 from flask_sock import ConnectionClosed, Sock
 
 from webapp import games
+from webapp.budgets import client_key
 from webapp.errors import BadRequest
 from webapp.levels import Found, find_level, load_play, play_context, save_play
 from webapp.play import Play
@@ -39,7 +40,10 @@ LIVELY_WAIT, QUIET_WAIT = 0.05, 0.25
 UPDATE_INTERVAL = 0.1
 #: Most sockets open at once on one solve, for one player and from one client address (the
 #: settings SOCKETS_PER_JOB, _PER_PLAYER, _PER_CLIENT); past a cap the oldest is closed.
-SOCKET_CAPS = {"job": 4, "player": 8, "client": 32}
+#: Open solver sockets per solve, per player and per client address. The client's is below
+#: the threads one address may hold (webapp/serving.py, 16), so its oldest socket is closed
+#: before the address runs out of threads for its pages and moves.
+SOCKET_CAPS = {"job": 4, "player": 8, "client": 12}
 
 
 class Sockets:
@@ -104,13 +108,7 @@ def client_address() -> str:
     address the farthest of them saw (counted from the end of X-Forwarded-For, as werkzeug's
     ProxyFix does); else the connection's. Behind a proxy without the setting, every player
     shares the proxy's address."""
-    proxies = int(current_app.config.get("PROXIES", 0) or 0)
-    if proxies:
-        forwarded = request.headers.getlist("X-Forwarded-For")
-        hops = [hop.strip() for value in forwarded for hop in value.split(",") if hop.strip()]
-        if len(hops) >= proxies:
-            return hops[-proxies]
-    return request.remote_addr or ""
+    return client_key()  # ProxyFix (webapp/budgets.py) has put that address in remote_addr
 
 
 # -- HTTP actions -----------------------------------------------------------------------------
@@ -149,6 +147,8 @@ def use_solution(game_name: str, collection: str, ident: str) -> str:
     job = get_runner().get(request.form.get("job", ""), player_id())
     if job is None or job.result is None or job.result.status != "solved":
         raise BadRequest("There is no solution to use; solve the level first.", 404)
+    if job.request.board != found.board_key:
+        raise BadRequest("That solution is for another level.", 404)
     play = load_play(found)
     solution = list(job.result.moves or [])
     message = ""

@@ -118,8 +118,15 @@ def touch(path: Path) -> None:
         pass
 
 
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0  # removed meanwhile (another process's sweep)
+
+
 def folder_bytes(folder: Path) -> int:
-    return sum(path.stat().st_size for path in folder.glob("*.jpg")) if folder.exists() else 0
+    return sum(_size(path) for path in folder.glob("*.jpg")) if folder.exists() else 0
 
 
 def sweep(folder: Path, unused_days: float, budget_bytes: int, now: float | None = None) -> int:
@@ -131,7 +138,10 @@ def sweep(folder: Path, unused_days: float, budget_bytes: int, now: float | None
     kept = []
     removed = 0
     for path in folder.glob("*.jpg"):
-        stat = path.stat()
+        try:
+            stat = path.stat()
+        except OSError:
+            continue  # removed meanwhile (another process's sweep)
         if now - stat.st_mtime > unused_days * 86400:
             path.unlink(missing_ok=True)
             removed += 1

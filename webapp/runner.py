@@ -268,7 +268,12 @@ class Runner:
                     "or cancel one."
                 )
             waiting = sum(1 for job in self.queue if job.request.queue_key == request.queue_key)
-            if request.kind == "hint" and waiting:
+            hints_waiting = sum(
+                1
+                for job in self.queue
+                if job.request.queue_key == request.queue_key and job.request.kind == "hint"
+            )
+            if request.kind == "hint" and hints_waiting:
                 raise Busy("A hint is already being worked out.")
             if waiting >= self.per_client_queued:
                 raise Busy(
@@ -334,6 +339,10 @@ class Runner:
                     if self._room(job.request.kind):
                         self.queue.remove(job)
                         self._served[job.request.queue_key] = next(self._turns)
+                        if len(self._served) > 10_000:  # forget clients with nothing waiting
+                            waiting = {queued.request.queue_key for queued in self.queue}
+                            for key in [k for k in self._served if k not in waiting]:
+                                del self._served[key]
                         self._launch(job)
                         started = True
                         break

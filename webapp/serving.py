@@ -20,6 +20,8 @@ import time
 
 from gunicorn.workers.gthread import ThreadWorker
 
+from webapp.budgets import address_key
+
 #: Seconds a connection has to send its request line and headers.
 HEADER_SECONDS = float(os.environ.get("PUZZLE_LAB_HEADER_SECONDS", "5"))
 #: Threads one client address may hold at once (0: no cap). A browser opens six connections
@@ -61,7 +63,8 @@ class Worker(ThreadWorker):
         super().init_process()
 
     def handle(self, conn):  # noqa: ANN001, ANN201 - gunicorn's own signature
-        client = conn.client[0] if isinstance(conn.client, tuple) else str(conn.client)
+        address = conn.client[0] if isinstance(conn.client, tuple) else str(conn.client)
+        client = address_key(address)  # an IPv6 client is its /64, as for the budgets
         with self.busy_lock:
             held = self.busy.get(client, 0)
             if THREADS_PER_CLIENT and held >= THREADS_PER_CLIENT:

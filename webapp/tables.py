@@ -55,6 +55,7 @@ class Tables:
         return None, True
 
     def _build(self, key: tuple[str, str], game: Game, text: str) -> None:
+        keep, tables = True, None
         try:
             tables = self.call(
                 build,
@@ -65,9 +66,13 @@ class Tables:
                 memory_mb=BUILD_MEMORY_MB,
             )
         except (TimeoutError, RuntimeError):
-            tables = None  # too slow or too large: the page goes without them
-        with self._lock:
-            self._building.discard(key)
-            self._kept[key] = tables
-            while len(self._kept) > self.size:
-                self._kept.popitem(last=False)
+            pass  # too slow or too large: the page goes without them
+        except Exception:  # noqa: BLE001 - the solvers unreachable: asked again next time
+            keep = False
+        finally:
+            with self._lock:
+                self._building.discard(key)
+                if keep:
+                    self._kept[key] = tables
+                    while len(self._kept) > self.size:
+                        self._kept.popitem(last=False)

@@ -413,7 +413,10 @@ def start_picture_sweep(app: Flask) -> None:
 
     def sweep_forever() -> None:
         while True:
-            pictures.sweep(folder, days, budget)
+            try:
+                pictures.sweep(folder, days, budget)
+            except Exception:  # noqa: BLE001 - the next sweep tries again; the thread lives on
+                app.logger.exception("sweeping pictures failed")
             time.sleep(SWEEP_SECONDS)
 
     threading.Thread(target=sweep_forever, name="sweep-pictures", daemon=True).start()

@@ -95,6 +95,7 @@
       method: "POST", body: body, credentials: "same-origin",
       headers: { "X-CSRF-Token": csrf(), "HX-Request": "true" },
     }).then((response) => response.text().then((text) => {
+      if (response.status === 409) { window.location.reload(); return; }  // changed elsewhere
       if (!response.ok) { flash(text || "Something went wrong."); return; }
       if (response.status === 204 || number <= shown) return;  // nothing new, or overtaken
       shown = number;
