@@ -88,31 +88,30 @@ class Browser:
         )
 
 
-def flood_solves(port: int, until: float, tally: Counter) -> None:
-    """New cookies starting solves on hard levels, as fast as answers come."""
+def flood_asks(
+    port: int, until: float, tally: Counter, source: str, what: str, collection: str, **fields: str
+) -> None:
+    """New cookies from ``source``, each opening a level of ``collection`` and asking for
+    ``what`` (solve, hint) as fast as answers come."""
+    total = {"xsokoban": 90, "microban2": 135}[collection]
     number = 0
     while time.monotonic() < until and number < 200:
         number += 1
-        browser = Browser(port, SOLVERS)
-        level = f"/sokoban/xsokoban/{number % 90 + 1}"
+        browser = Browser(port, source)
+        level = f"/sokoban/{collection}/{number % total + 1}"
         if browser.open(level) != 200:
-            tally["solves: page refused"] += 1
+            tally[f"{what}s: page refused"] += 1
             continue
-        status, _ = browser.post(level + "/solve", algorithm="fast")
-        tally[f"solves: {status}"] += 1
+        status, _ = browser.post(f"{level}/{what}", **fields)
+        tally[f"{what}s: {status}"] += 1
+
+
+def flood_solves(port: int, until: float, tally: Counter) -> None:
+    flood_asks(port, until, tally, SOLVERS, "solve", "xsokoban", algorithm="fast")
 
 
 def flood_hints(port: int, until: float, tally: Counter) -> None:
-    number = 0
-    while time.monotonic() < until and number < 200:
-        number += 1
-        browser = Browser(port, HINTERS)
-        level = f"/sokoban/microban2/{number % 135 + 1}"
-        if browser.open(level) != 200:
-            tally["hints: page refused"] += 1
-            continue
-        status, _ = browser.post(level + "/hint")
-        tally[f"hints: {status}"] += 1
+    flood_asks(port, until, tally, HINTERS, "hint", "microban2")
 
 
 def flood_slow(port: int, until: float, tally: Counter) -> None:
