@@ -96,3 +96,22 @@ def test_playback_is_an_analysis_board_move_list_arrows_home_and_end(page, live_
     expect(page.locator("#playback-moves [aria-current]")).to_have_attribute("data-position", "0")
     # None of it moved the player's own game.
     expect(page.locator("#count-moves")).to_have_text("0")
+
+
+def test_a_game_changed_elsewhere_reloads_the_page(page, live_server):
+    """The server refuses a save made against an out-of-date game with a 409: the page loads
+    the game again instead of showing a board that no longer matches it."""
+    page.goto(live_server.url + LEVEL)
+    expect(page.locator("#count-moves")).to_have_text("0")
+    page.evaluate("window.reloadMarker = 1")
+    page.route(
+        "**/play",
+        lambda route: route.fulfill(
+            status=409, body="changed elsewhere", content_type="text/plain"
+        ),
+    )
+    with page.expect_navigation(timeout=10_000):
+        page.keyboard.press("ArrowDown")
+    page.unroute("**/play")
+    assert page.evaluate("window.reloadMarker") is None  # a fresh page
+    expect(page.locator("#count-moves")).to_have_text("0")
