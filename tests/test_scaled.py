@@ -407,3 +407,38 @@ def test_a_hint_is_worked_out_by_a_worker(cluster):
     hint = visitor.request(a, "POST", QUICK + "/hint")
     assert visitor.status == 200
     assert "Next move:" in hint, hint
+
+
+def test_a_queued_solve_whose_job_is_lost_frees_its_board(cluster):
+    """A solve whose RQ job never reaches a worker (the enqueue failed, or the job was lost
+    before it started) is ended, so its board and the player's count are free again."""
+    from webapp.rqrunner import RedisRunner, _key
+    from webapp.runner import Busy, Request
+    from webapp.search import Limits
+
+    # A queue no worker listens on: what is queued there waits for good, as a lost job would.
+    runner = RedisRunner(cluster.redis.url, queue_name="nobody-listens")
+
+    def ask() -> Request:
+        return Request("sokoban", "#####\n#@$.#\n#####", [], "bfs", Limits(seconds=5), "p", "b")
+
+    job = runner.submit(ask())
+    with pytest.raises(Busy):
+        runner.submit(ask())  # the board is taken while the solve waits
+    runner.queue.remove(job.id)  # the job is lost
+    runner.client.hset(_key(job.id), "created", repr(time.time() - 60))
+    runner._reap_dead([job.id])
+    assert runner.client.hget(_key(job.id), "state") == b"done"
+    again = runner.submit(ask())  # the board is free again
+
+    def refuse(*args, **kwargs):
+        raise ConnectionError("the queue is down")
+
+    runner.queue.remove(again.id)
+    runner.client.hset(_key(again.id), "created", repr(time.time() - 60))
+    runner._reap_dead([again.id])
+    runner.queue.enqueue_call = refuse  # an enqueue that fails ends its record at once
+    with pytest.raises(ConnectionError):
+        runner.submit(ask())
+    runner.queue.enqueue_call = type(runner.queue).enqueue_call.__get__(runner.queue)
+    assert runner.submit(ask())  # nothing left holding the board

@@ -62,6 +62,8 @@ DEAD_AFTER = HEARTBEAT_TTL + 1.0
 POLL = 0.05
 #: Seconds between two looks for dead solves.
 REAP_EVERY = 1.0
+#: A queued solve older than this whose RQ job is gone or failed will never start.
+LOST_AFTER = 30.0
 #: How often the horse looks at its cancel flag and watchers.
 CANCEL_CHECK = 0.2
 #: Seconds a web process keeps following a solve no page of its own watches.
@@ -318,15 +320,21 @@ class RedisRunner:
             pipe.set(_latest_key(request.owner, request.board), job_id, ex=int(self.keep_seconds))
             pipe.execute()
             seconds = request.limits.seconds or 3600
-            self.queue.enqueue_call(
-                run_solve,
-                args=(job_id,),
-                job_id=job_id,
-                timeout=int(seconds + 30),
-                result_ttl=60,
-                failure_ttl=300,
-                at_front=not page,  # a hint is short: it goes before the waiting solves
-            )
+            try:
+                self.queue.enqueue_call(
+                    run_solve,
+                    args=(job_id,),
+                    job_id=job_id,
+                    timeout=int(seconds + 30),
+                    result_ttl=60,
+                    failure_ttl=300,
+                    at_front=not page,  # a hint is short: it goes before the waiting solves
+                )
+            except Exception:
+                # Never queued: end its record at once, or the board would stay "taken".
+                lost = Result(status="error", error="the solver queue did not take this solve")
+                _finish(client, job_id, request.owner, lost, self.keep_seconds)
+                raise
         job = Job(id=job_id, request=request, _runner=self)  # type: ignore[arg-type]
         with self.lock:
             self.jobs[job_id] = job
@@ -515,13 +523,20 @@ class RedisRunner:
             return
         pipe = client.pipeline(transaction=False)
         for job_id in ids:
-            pipe.hmget(_key(job_id), "state", "started", "owner")
+            pipe.hmget(_key(job_id), "state", "started", "owner", "created")
             pipe.exists(_key(job_id, "alive"))
         answers = pipe.execute()
         for index, job_id in enumerate(ids):
-            (state, started, owner), alive = answers[2 * index], answers[2 * index + 1]
+            (state, started, owner, created), alive = answers[2 * index], answers[2 * index + 1]
             if state is None:  # the record is gone: so is the solve
                 client.srem(ACTIVE, job_id)
+                continue
+            if state == b"queued" and created and now - float(created) > LOST_AFTER:
+                if self._lost_in_queue(job_id):
+                    lost = Result(
+                        status="error", error="the solver queue lost this solve; try again"
+                    )
+                    _finish(client, job_id, owner.decode(), lost, self.keep_seconds)
                 continue
             if state != b"running" or not started or now - float(started) < DEAD_AFTER:
                 continue
@@ -535,6 +550,17 @@ class RedisRunner:
                     error="the solver process stopped unexpectedly; try again",
                 )
             _finish(client, job_id, owner.decode(), result, self.keep_seconds)
+
+    def _lost_in_queue(self, job_id: str) -> bool:
+        """Whether RQ no longer has a queued solve's job waiting or running (it was lost or
+        failed before the solve began): then nothing will ever start it."""
+        try:
+            status = RQJob.fetch(job_id, connection=self.client).get_status()
+        except Exception:  # noqa: BLE001 - rq's NoSuchJobError, or a job it cannot read
+            return True
+        if status == JobStatus.QUEUED:
+            return job_id not in self.queue.get_job_ids()  # queued, but in no queue
+        return status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED)
 
     # -- stopping -----------------------------------------------------------------------------
     def cancel(self, job: Job) -> None:
