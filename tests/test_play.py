@@ -136,6 +136,8 @@ def test_the_state_cache_always_agrees_with_a_plain_replay():
                 GAME, level, list(cached.history), cached.cursor, cache=cache, cache_key="k"
             )
             assert fresh.state == GAME.replay(level, fresh.moves)
+            assert fresh.previous_state() == GAME.replay(level, fresh.moves[:-1])
+            assert fresh.state == GAME.replay(level, fresh.moves)  # the cache still agrees
 
     check()
 

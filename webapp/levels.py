@@ -271,7 +271,7 @@ def play_context(found: Found, play: Play, message: str = "") -> dict[str, Any]:
     action = request.form.get("action")
     announcement = ""
     if play.moves and not play.broken and action in ("move", "click"):
-        before = game.replay(level, play.moves[:-1])
+        before = play.previous_state()
         if action == "move":
             frames = game.frames(level, before, play.moves[-1])
         if not message:  # a refused move is told by the message itself

@@ -133,6 +133,14 @@ class Play:
                 self.mark_broken()
         return self._state
 
+    def previous_state(self) -> Any:
+        """The position before the last move shown: from the cache's positions when there is
+        one (a move's page needs it, and replaying a long game from its start is slow)."""
+        moves = self.moves[:-1]
+        if self.cache is not None:
+            return self.cache.state(self.cache_key, self.game, self.level, moves)
+        return self.game.replay(self.level, moves)
+
     @property
     def figures(self) -> dict[str, int]:
         return self.game.count(self.level, self.moves)

@@ -130,12 +130,17 @@ def level_page(game_name: str, collection: str, ident: str) -> Response | str:
         if len(moves) > MAX_MOVE_TEXT:
             raise BadRequest(f"The move string is too long (the most is {MAX_MOVE_TEXT:,}).")
         replay = replay_context(found, moves, request.args.get("at"))
-    play = load_play(found)
-    job = get_runner().latest(player_id(), found.board_key)
-    context = {**panel_context(found, job), **play_context(found, play)}
+    context = _level_context(found)
     if replay:
         context.update(replay=replay, state=replay["state"])
     return render_template("level.html", **context)
+
+
+def _level_context(found: Found, message: str = "") -> dict[str, Any]:
+    """What the level page shows: the player's game and the solver panel."""
+    play = load_play(found)
+    job = get_runner().latest(player_id(), found.board_key)
+    return {**panel_context(found, job), **play_context(found, play, message)}
 
 
 @bp.post("/<game_name>/<collection>/<ident>/play")
@@ -386,10 +391,7 @@ def upload_picture(game_name: str) -> Response | tuple[str, int]:
 
 def _level_with_message(found: Found, message: str, status: int) -> tuple[str, int]:
     """The puzzle's own page, the player's game as it was, saying what went wrong."""
-    play = load_play(found)
-    job = get_runner().latest(player_id(), found.board_key)
-    context = {**panel_context(found, job), **play_context(found, play, message)}
-    return render_template("level.html", **context), status
+    return render_template("level.html", **_level_context(found, message)), status
 
 
 @bp.get("/pictures/<picture>.jpg")
