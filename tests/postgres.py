@@ -7,12 +7,9 @@ with its own shutdown or an immediate stop, which keeps what the kernel was give
 
 from __future__ import annotations
 
-import glob
 import os
 import pwd
-import re
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -20,25 +17,18 @@ from typing import Any
 import pytest
 
 from tests.conftest import free_port
-
-#: Debian installs each major version's server programs here.
-BINARIES = "/usr/lib/postgresql/*/bin"
-#: The role the tests connect as (a superuser made by initdb; local connections are trusted).
-ROLE = "puzzlelab"
+from webapp.cluster import ROLE, newest_postgres_bin, run_postgres
 
 
 def server_binaries() -> Path:
     """The newest installed server's bin folder; fails the test run if there is none."""
-    found = sorted(
-        (Path(folder) for folder in glob.glob(BINARIES) if (Path(folder) / "initdb").exists()),
-        key=lambda folder: int(re.sub(r"\D", "", folder.parent.name) or 0),
-    )
-    if not found:
+    found = newest_postgres_bin()
+    if found is None:
         pytest.fail(
             "the store tests need a PostgreSQL server: install the Debian package 'postgresql' "
             "(make test installs it as root)"
         )
-    return found[-1]
+    return found
 
 
 class PostgresServer:
@@ -65,17 +55,8 @@ class PostgresServer:
 
     def _run(self, program: str, *args: Any) -> None:
         """Run a server program as the server's user; its output becomes the failure message."""
-        done = subprocess.run(
-            [str(self.bin / program), *map(str, args)],
-            cwd=self.folder,
-            user=self.user,
-            group=self.user,
-            extra_groups=[] if self.user else None,
-            env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"},
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=60,
+        done = run_postgres(
+            self.bin, program, [str(arg) for arg in args], self.folder, self.user, 60
         )
         if done.returncode != 0:
             log = self.log.read_text(errors="replace") if self.log.exists() else ""

@@ -35,14 +35,38 @@ def say(message: str) -> None:
     print(f"cluster: {message}", flush=True)
 
 
-def postgres_bin() -> Path:
+def newest_postgres_bin() -> Path | None:
+    """The bin folder of the newest PostgreSQL server Debian installed, or None."""
     found = sorted(
         (Path(d) for d in glob.glob("/usr/lib/postgresql/*/bin") if Path(d, "initdb").exists()),
         key=lambda d: int(re.sub(r"\D", "", d.parent.name) or 0),
     )
-    if not found:
+    return found[-1] if found else None
+
+
+def postgres_bin() -> Path:
+    found = newest_postgres_bin()
+    if found is None:
         sys.exit("cluster: PostgreSQL is not installed (Debian package 'postgresql')")
-    return found[-1]
+    return found
+
+
+def run_postgres(
+    folder: Path, program: str, args: list[str], cwd: Path, user: str | None, timeout: float
+) -> subprocess.CompletedProcess:
+    """Run one of PostgreSQL's programs as the server's user (it refuses to run as root)."""
+    return subprocess.run(
+        [str(folder / program), *args],
+        cwd=cwd,
+        user=user,
+        group=user,
+        extra_groups=[] if user else None,
+        env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def wait_port(port: int, seconds: float, what: str) -> None:
@@ -100,18 +124,7 @@ class Cluster:
         self.processes.append((name, process))
 
     def _pg(self, program: str, *args: str) -> None:
-        done = subprocess.run(
-            [str(self.pg_bin / program), *args],
-            cwd=self.pg_folder,
-            user=self.pg_user,
-            group=self.pg_user,
-            extra_groups=[] if self.pg_user else None,
-            env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"},
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = run_postgres(self.pg_bin, program, list(args), self.pg_folder, self.pg_user, 120)
         if done.returncode != 0:
             raise RuntimeError(f"{program} failed: {done.stdout}{done.stderr}")
 
