@@ -13,6 +13,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -173,22 +174,30 @@ class Server:
             print("server log:\n" + log[log.index("Traceback") - 2000 :])
 
 
+@contextmanager
+def serving(folder: Path, **settings: str) -> Iterator[Server]:
+    """The app served from an instance folder in ``folder``, with these settings, stopped on
+    the way out whatever happened."""
+    running = Server(folder / "instance", **settings)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
 @pytest.fixture
 def server(tmp_path) -> Iterator[Server]:
-    running = Server(tmp_path / "instance")
-    running.start()
-    yield running
-    running.stop()
+    with serving(tmp_path) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory) -> Iterator[Server]:
     """One server shared by a module's browser tests (each test uses its own browser context,
     so its own player)."""
-    running = Server(tmp_path_factory.mktemp("live") / "instance")
-    running.start()
-    yield running
-    running.stop()
+    with serving(tmp_path_factory.mktemp("live")) as running:
+        yield running
 
 
 @pytest.fixture(scope="session")

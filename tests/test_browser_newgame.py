@@ -7,17 +7,15 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import Server, csrf_of
+from tests.conftest import Server, csrf_of, serving
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
 def hop_server(tmp_path_factory):
-    running = Server(tmp_path_factory.mktemp("hop") / "instance", GAME_PACKAGES="tests.tinygame")
-    running.start()
-    yield running
-    running.stop()
+    with serving(tmp_path_factory.mktemp("hop"), GAME_PACKAGES="tests.tinygame") as running:
+        yield running
 
 
 def paste_level(page, server: Server, text: str) -> str:

@@ -5,17 +5,15 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import Server, process_gone, wait_until
+from tests.conftest import process_gone, serving, wait_until
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
 def solver_server(tmp_path_factory):
-    running = Server(tmp_path_factory.mktemp("solver") / "instance", SOLVE_ORPHAN_GRACE="1")
-    running.start()
-    yield running
-    running.stop()
+    with serving(tmp_path_factory.mktemp("solver"), SOLVE_ORPHAN_GRACE="1") as running:
+        yield running
 
 
 def stat(page, name: str) -> int:

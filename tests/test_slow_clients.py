@@ -9,16 +9,14 @@ import urllib.request
 
 import pytest
 
-from tests.conftest import Server
+from tests.conftest import Server, serving
 
 
 @pytest.fixture(scope="module")
 def quick_server(tmp_path_factory):
     # 16 threads, as every test server; a 1 s header deadline keeps the test short.
-    running = Server(tmp_path_factory.mktemp("slow") / "instance", HEADER_SECONDS="1")
-    running.start()
-    yield running
-    running.stop()
+    with serving(tmp_path_factory.mktemp("slow"), HEADER_SECONDS="1") as running:
+        yield running
 
 
 def silent_clients(server: Server, count: int) -> list[socket.socket]:
@@ -61,12 +59,9 @@ def test_a_whole_request_sent_slowly_but_in_time_is_served(quick_server):
 
 @pytest.fixture(scope="module")
 def capped_server(tmp_path_factory):
-    running = Server(
-        tmp_path_factory.mktemp("capped") / "instance", HEADER_SECONDS="30", THREADS_PER_CLIENT="4"
-    )
-    running.start()
-    yield running
-    running.stop()
+    folder = tmp_path_factory.mktemp("capped")
+    with serving(folder, HEADER_SECONDS="30", THREADS_PER_CLIENT="4") as running:
+        yield running
 
 
 def test_one_client_holds_at_most_its_share_of_the_threads(capped_server):
