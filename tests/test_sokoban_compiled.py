@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import LEVELS
 from webapp.games.sokoban import GAME, Position, kernels
-from webapp.games.sokoban.board import Board
+from webapp.games.sokoban.board import FAR, Board
 from webapp.games.sokoban.compiled import CompiledSearch
 from webapp.games.sokoban.rooms import goal_rooms
 from webapp.games.sokoban.solver import (
@@ -19,6 +19,8 @@ from webapp.games.sokoban.solver import (
     Setting,
     _best_first_reverse,
     _solved,
+    closest_note,
+    lurd,
     portfolio,
     run_fast,
 )
@@ -33,10 +35,15 @@ COMPILED = Setting(compiled=True, macros=False)
 BACKWARD = Setting(compiled=True, reverse=True)
 
 
-def test_the_default_portfolio_runs_both_searches_compiled() -> None:
-    assert {(setting.compiled, setting.reverse, setting.novelty) for setting in PORTFOLIO} == {
-        (True, False, True),
-        (True, True, True),
+def test_the_default_portfolio_runs_its_searches_compiled() -> None:
+    # Forwards with the corral test, backwards, and the aimed search.
+    assert {
+        (setting.compiled, setting.reverse, setting.novelty, setting.deadlocks, setting.aimed)
+        for setting in PORTFOLIO
+    } == {
+        (True, False, True, True, False),
+        (True, True, True, False, False),
+        (True, False, True, True, True),
     }
 
 
@@ -241,7 +248,8 @@ def test_compiled_pi_corrals_agree_with_the_board(number: int) -> None:
         kernels._reach(search.index[player], occupied, search.neighbours, mark, stamp, stack)
         found, next_label = kernels._corral(
             occupied, search.neighbours, search.live, search.goal, mark, stamp, label,
-            fence_mark, next_label, stack, fence, best, candidate,
+            fence_mark, next_label, stack, fence, best, candidate, search.index[player],
+            1 - search.live, search.box_keys, search.player_keys, search.scratch, False,
         )  # fmt: skip
         if expected is None:
             assert found == -1
@@ -419,3 +427,114 @@ def test_the_solver_says_how_near_each_search_has_come() -> None:
     assert found[50_000]["closest forwards"] <= found[2_000]["closest forwards"]
     assert found[50_000]["closest backwards"] <= found[2_000]["closest backwards"]
     assert any("more pushes" in note and "pulls short" in note for note in notes)
+
+
+def test_the_live_panel_counts_the_dead_corrals_in_a_players_words() -> None:
+    level = GAME.parse(CORRAL_TRAP)[0]
+    search = CompiledSearch(Board(level), GAME.start(level), 10, 64, deadlocks=True)
+    search.run(10)
+    assert closest_note([search]).endswith(
+        "; 1 position dropped: boxes shut off floor the player could never get back to"
+    )
+
+
+def test_the_live_panel_says_where_the_aimed_search_is_heading() -> None:
+    level = MICROBAN[1]
+    board, start = Board(level), GAME.start(level)
+    backward = CompiledSearch(board, start, 10, 64, reverse=True)
+    backward.run(1)
+    aimed = CompiledSearch(board, start, 10, 64, towards=backward.nearest)
+    note = closest_note([backward, aimed])
+    assert note.startswith("back from the goals, ") and "pulls short of this position; " in note
+    assert note.endswith(f"heading for the nearest of those, {aimed.closest}+ pushes away")
+    assert 0 < aimed.closest < FAR
+
+
+# Top right, two goals and a square of floor are fenced off by three boxes (a corral): however
+# the player pushes them, it never gets in, and the three never all reach goals. No box is
+# frozen and none stands on a dead square, so only the corral test sees it at the start.
+CORRAL_TRAP = """\
+#########
+#    $. #
+#     $.#
+#    $ $#
+#   $  .#
+#.   @ .#
+#########"""
+
+
+def test_a_corral_that_can_never_open_ends_the_search_at_once() -> None:
+    level = GAME.parse(CORRAL_TRAP)[0]
+    runs = {}
+    for deadlocks in (True, False):
+        search = CompiledSearch(Board(level), GAME.start(level), 10, 64, deadlocks=deadlocks)
+        assert search.run(100_000) == kernels.EXHAUSTED
+        runs[deadlocks] = (int(search.counters[kernels.EXPANDED]), search.dead_corrals)
+    # With the corral test the start itself is dead; without it the search has to try
+    # every push first (about 300 positions) before it knows.
+    assert runs[True] == (1, 1)
+    assert runs[False][0] > 200 and runs[False][1] == 0
+
+
+def _small_positions(count: int, boxes: int, seed: int):
+    """Random positions in a 5 x 7 room: as many goals as boxes, no box on a dead square."""
+    rng = random.Random(seed)
+    room = [(row, column) for row in range(1, 6) for column in range(1, 8)]
+    made = 0
+    while made < count:
+        picks = rng.sample(room, 2 * boxes + 1)
+        rows = [list("#########")] + [list("#       #") for _ in range(5)] + [list("#########")]
+        for row, column in picks[:boxes]:
+            rows[row][column] = "."
+        for row, column in picks[boxes:-1]:
+            rows[row][column] = "*" if rows[row][column] == "." else "$"
+        row, column = picks[-1]
+        rows[row][column] = "+" if rows[row][column] == "." else "@"
+        level = GAME.parse("\n".join("".join(line) for line in rows))[0]
+        board = Board(level)
+        if board.boxes_of(GAME.start(level)) & board.dead:
+            continue
+        made += 1
+        yield level
+
+
+def test_every_corral_found_dead_is_on_a_level_with_no_solution() -> None:
+    # The corral test must never cut a solution: each start it calls dead is proved
+    # unsolvable by the search without it running dry.
+    dead = 0
+    for level in _small_positions(400, 5, seed=19):
+        board, start = Board(level), GAME.start(level)
+        with_test = CompiledSearch(board, start, 10, 64, deadlocks=True)
+        with_test.run(1)
+        if with_test.dead_corrals == 0:
+            continue
+        dead += 1
+        proof = CompiledSearch(board, start, 10, 64)
+        assert proof.run(1_000_000) == kernels.EXHAUSTED, level.xsb()
+    assert dead >= 5
+
+
+def test_the_aimed_search_meets_the_backward_one_where_the_goals_are_too_far() -> None:
+    # XSokoban 21: forwards, the goals are too far for the bound to lead anywhere (the plain
+    # search fills its arrays); the backward search's nearest position, 3 pulls short of the
+    # start by its bound, is met by a forward search aimed at it in about 200 k expansions.
+    level = XSOKOBAN[21 - 1]
+    board, start = Board(level), GAME.start(level)
+    backward = CompiledSearch(board, start, 10, 1024, reverse=True, novelty=True, share=0.3)
+    while backward.closest > 3:
+        assert backward.run(50_000) == kernels.RUNNING
+    found = {}
+    for aimed in (True, False):
+        towards = backward.nearest if aimed else None
+        search = CompiledSearch(
+            board, start, 10, 1024, novelty=True, deadlocks=True, share=0.15, towards=towards
+        )
+        search.partner = backward
+        status = kernels.RUNNING
+        while status == kernels.RUNNING and search.counters[kernels.EXPANDED] < 400_000:
+            status = search.run(50_000)
+        found[aimed] = status == kernels.FOUND
+        if found[aimed]:
+            moves = lurd(board, start, search.solution())
+            assert check_solution(GAME, level, start, moves) is None
+    assert found == {True: True, False: False}

@@ -276,7 +276,9 @@ def test_the_backward_search_alone_finds_solutions_that_replay(number: int) -> N
 )
 def test_each_setting_alone_proves_an_unsolvable_level(text: str) -> None:
     level = GAME.parse(text)[0]
-    for setting in (*PORTFOLIO, Setting(3, corrals=False)):
+    # (The aimed search only ever sets off towards a backward search: not alone.)
+    alone = [setting for setting in PORTFOLIO if not setting.aimed]
+    for setting in (*alone, Setting(3, corrals=False)):
         result = run_fast(level, GAME.start(level), Monitor(LIMITS), (setting,))
         assert result.status == "unsolvable"
 

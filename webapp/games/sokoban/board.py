@@ -64,14 +64,19 @@ class Board:
     # -- tables -----------------------------------------------------------------------------
     def _push_distances(self) -> list[tuple[int, ...]]:
         """For each cell, the fewest pushes taking a lone box from there to each goal."""
+        return self.distances_to(self.goals)
+
+    def distances_to(self, targets: list[int]) -> list[tuple[int, ...]]:
+        """For each cell, the fewest pushes taking a lone box from there to each of
+        ``targets`` (FAR where it cannot get there)."""
         size = self.width * self.level.height
         floor = self.level.floor
         offsets = [offset for _, offset in self.directions]
         columns: list[list[int]] = []
-        for goal in self.goals:
+        for target in targets:
             distance = [FAR] * size
-            distance[goal] = 0
-            queue = deque([goal])
+            distance[target] = 0
+            queue = deque([target])
             while queue:
                 cell = queue.popleft()
                 for offset in offsets:

@@ -57,6 +57,8 @@ class CompiledSearch:
         novelty: bool = False,
         rooms: list[GoalRoom] | None = None,
         penalty: int = 0,
+        deadlocks: bool = False,
+        towards: int | None = None,
     ):
         from webapp.games.sokoban import kernels  # numba: loaded only when this search runs
 
@@ -74,9 +76,17 @@ class CompiledSearch:
         start = board.boxes_of(position)
         if reverse:
             table = board.distances_from(sorted(cells_of(start)))
+        elif towards is not None:
+            # Forwards, bound by the pushes to these boxes' squares (a position the backward
+            # search has reached) instead of to the goals.
+            table = board.distances_to(sorted(cells_of(towards)))
         else:
             table = board.distances
         self.distances = np.array([table[cell] for cell in cells], np.int64)
+        if towards is not None:
+            # A box that cannot reach the target's squares may still be on the way to some
+            # other position the backward search has seen: it costs more, it is not cut.
+            self.distances[self.distances >= FAR] = 4 * squares
         # The goal of each column of the forward table.
         self.goal_squares = np.array([index[goal] for goal in board.goals], np.int64)
         # Novelty (kernels.search): per h, the squares a box or the player has stood on.
@@ -94,6 +104,11 @@ class CompiledSearch:
         self.weight = int(weight)
         self.corrals = corrals
         self.reverse = reverse
+        #: Bound by the pushes to a position the backward search found (``towards``).
+        self.aimed = towards is not None
+        # Corral deadlocks (forwards, with PI-corrals): the test's arrays and verdict cache.
+        self.deadlocks = bool(deadlocks and corrals and not reverse)
+        self.scratch = kernels.corral_scratch(squares if self.deadlocks else 1)
         self.partner: CompiledSearch | None = None
         #: Set when the arrays are full: the search expands no more.
         self.full = False
@@ -161,7 +176,9 @@ class CompiledSearch:
         kernels.rehash(self.hashes, state + 1, self.table)
         h = int(kernels.assignment(self.distances, np.flatnonzero(self.unpack(query))))
         if h < FAR:
-            counters[kernels.CLOSEST] = min(int(counters[kernels.CLOSEST]), h)
+            if h < int(counters[kernels.CLOSEST]):
+                counters[kernels.CLOSEST] = h
+                counters[kernels.NEAREST] = state
             waiting = int(counters[kernels.WAITING])
             self.heap_keys[waiting] = self.weight * h << kernels.PRIORITY_SHIFT | h
             self.heap_ids[waiting] = state
@@ -253,7 +270,7 @@ class CompiledSearch:
                 self.weight, self.corrals, self.reverse, self.words, self.player, self.parent,
                 self.push, self.depth, self.hashes, self.table, self.heap_keys, self.heap_ids,
                 counters, *other, self.target_words, self.target_player, self.target_hash,
-                budget,
+                self.scratch, self.deadlocks, budget,
             )
         )  # fmt: skip
 
@@ -262,6 +279,16 @@ class CompiledSearch:
         """The least bound of any position queued so far (FAR before any): forwards the
         pushes still needed at least, backwards the pulls back to the start."""
         return int(self.counters[self.kernels.CLOSEST])
+
+    @property
+    def nearest(self) -> int:
+        """The boxes (a bitboard) of the position with the least bound queued so far."""
+        return self.bitboard(int(self.counters[self.kernels.NEAREST]))
+
+    @property
+    def dead_corrals(self) -> int:
+        """How many corrals the search has found that can never be opened."""
+        return int(self.scratch[-1][self.kernels.CORRAL_DEAD])
 
     def pause(self) -> Pause:
         kernels, counters = self.kernels, self.counters

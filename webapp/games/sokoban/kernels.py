@@ -48,13 +48,42 @@ def assignment(distances, cells):  # pragma: no cover - compiled
 #: What ``search`` returns.
 RUNNING, FOUND, EXHAUSTED, FULL = 0, 1, 2, 3
 #: Slots of the ``counters`` array that ``search`` keeps between calls.
-#: CLOSEST is the least h of any position queued so far: how near the search has come.
-STORED, WAITING, EXPANDED, GENERATED, GOAL, LAST, DEPTH, MEET, CLOSEST = range(9)
-COUNTERS = 9
+#: CLOSEST is the least h of any position queued so far: how near the search has come;
+#: NEAREST is that position.
+STORED, WAITING, EXPANDED, GENERATED, GOAL, LAST, DEPTH, MEET, CLOSEST, NEAREST = range(10)
+COUNTERS = 10
 #: Added to the heap key of a child that is not novel (see ``seen`` in ``search``).
 STALE = 1 << 60
 #: A heap key is the priority shifted left by this, or'ed with h (h < FAR < 2**24).
 PRIORITY_SHIFT = 24
+
+#: Corral deadlocks (``_corral_dead``): the most boxes a corral's test takes, the positions
+#: it may visit before it gives up (no verdict: the corral counts as open), and the slots of
+#: the cache of verdicts (a power of two).
+CORRAL_BOXES = 10
+CORRAL_STATES = 256
+CORRAL_CACHE = 1 << 16
+#: Slots of a corral scratch's ``tally``: the stamp and generation counters, then the tests
+#: run and the dead corrals found (what the live panel reports).
+CORRAL_STAMP, CORRAL_GENERATION, CORRAL_TESTS, CORRAL_DEAD = range(4)
+
+
+def corral_scratch(squares: int) -> tuple:
+    """The arrays ``_corral_dead`` works in; the verdict cache in them lasts a whole search."""
+    return (
+        np.zeros(squares, np.uint8),  # the corral's boxes alone
+        np.zeros(squares, np.int64),  # the player's reach, by stamp
+        np.empty(squares, np.int64),  # the reach's stack
+        np.zeros(squares, np.uint8),  # the freeze test's boxes under test
+        np.empty((CORRAL_STATES + 2, CORRAL_BOXES), np.int64),  # the positions to look at
+        np.empty(CORRAL_STATES + 2, np.int64),  # their player squares
+        np.zeros(4 * CORRAL_STATES, np.uint64),  # positions seen, by key
+        np.zeros(4 * CORRAL_STATES, np.int64),  # the test each slot belongs to
+        np.zeros(CORRAL_CACHE, np.uint64),  # verdict keys
+        np.zeros(CORRAL_CACHE, np.int8),  # verdicts: 1 may open, 2 dead
+        np.empty(4 * CORRAL_BOXES, np.int64),  # one position's pushes
+        np.zeros(4, np.int64),  # the tally
+    )
 
 
 @njit(cache=True)
@@ -235,6 +264,146 @@ def _goals_cut_off(
 
 
 @njit(cache=True)
+def _corral_dead(
+    pocket,
+    first,
+    fence,
+    fences,
+    start,
+    neighbours,
+    live,
+    goal,
+    dead,
+    label,
+    box_keys,
+    player_keys,
+    scratch,
+):  # pragma: no cover - compiled
+    """True when the corral ``pocket`` (squares with ``label == pocket``, the lowest
+    ``first``) can never be opened: with its fence boxes alone on the board and the player
+    at ``start``, no pushes let the player into the corral or put every one of those boxes
+    on a goal.
+
+    Taking the other boxes away only frees the player, so any solution of the real position,
+    with the other boxes' pushes left out, is a line of pushes here too, and it opens the
+    corral or ends with these boxes home; pushes onto dead squares and freezes off goals
+    are cut, as no solution makes them. The test visits at most CORRAL_STATES positions
+    (told apart by 64-bit keys); past that it gives no verdict. Verdicts are cached by the
+    fence boxes, the player's region and the corral."""
+    (board, mark, stack, assumed, states, players, seen, seen_test, cache_keys, cache_values,
+     pushes, tally) = scratch  # fmt: skip
+    width = states.shape[1]
+    if fences > width:
+        return False
+    key = np.uint64(0)
+    for index in range(fences):
+        board[fence[index]] = 1
+        key ^= box_keys[fence[index]]
+    tally[CORRAL_STAMP] += 1
+    low = _reach(start, board, neighbours, mark, tally[CORRAL_STAMP], stack)
+    key ^= player_keys[low] ^ (player_keys[first] * np.uint64(0x9E3779B97F4A7C15))
+    slot = key & np.uint64(cache_keys.shape[0] - 1)
+    if cache_keys[slot] == key and cache_values[slot] != 0:
+        for index in range(fences):
+            board[fence[index]] = 0
+        return cache_values[slot] == 2
+    tally[CORRAL_TESTS] += 1
+    tally[CORRAL_GENERATION] += 1
+    test = tally[CORRAL_GENERATION]
+    mask = np.uint64(seen.shape[0] - 1)
+    for index in range(fences):
+        board[fence[index]] = 0
+        states[0, index] = fence[index]
+    players[0] = low
+    probe = key & mask
+    seen[probe] = key
+    seen_test[probe] = test
+    visited = 1
+    top = 1
+    spare = states.shape[0] - 1  # the row that holds the position being expanded
+    verdict = 2
+    while top > 0 and verdict == 2:
+        top -= 1
+        home = 0
+        state_key = np.uint64(0)
+        for index in range(fences):
+            square = states[top, index]
+            states[spare, index] = square
+            board[square] = 1
+            home += goal[square]
+            state_key ^= box_keys[square]
+        if home == fences:
+            verdict = 1
+        else:
+            # Where the player goes; into the corral means it opens.
+            tally[CORRAL_STAMP] += 1
+            stamp = tally[CORRAL_STAMP]
+            _reach(players[top], board, neighbours, mark, stamp, stack)
+            for square in range(neighbours.shape[0]):
+                if mark[square] == stamp and label[square] == pocket:
+                    verdict = 1
+                    break
+        if verdict == 2:
+            # The pushes, found before any child's reach overwrites the marks.
+            moves = 0
+            for index in range(fences):
+                box = states[spare, index]
+                for direction in range(4):
+                    target = neighbours[box, direction]
+                    behind = neighbours[box, direction ^ 2]
+                    if target < 0 or behind < 0 or board[target] or not live[target]:
+                        continue
+                    if mark[behind] != stamp:
+                        continue
+                    pushes[moves] = index * 4 + direction
+                    moves += 1
+            for move in range(moves):
+                index = pushes[move] >> 2
+                direction = pushes[move] & 3
+                box = states[spare, index]
+                target = neighbours[box, direction]
+                board[box] = 0
+                board[target] = 1
+                if _frozen(target, board, neighbours, dead, goal, assumed) > 0:
+                    board[box] = 1
+                    board[target] = 0
+                    continue
+                tally[CORRAL_STAMP] += 1
+                child_low = _reach(box, board, neighbours, mark, tally[CORRAL_STAMP], stack)
+                child_key = state_key ^ box_keys[box] ^ box_keys[target] ^ player_keys[child_low]
+                probe = child_key & mask
+                fresh = True
+                while seen_test[probe] == test:
+                    if seen[probe] == child_key:
+                        fresh = False
+                        break
+                    probe = (probe + np.uint64(1)) & mask
+                if fresh:
+                    visited += 1
+                    if visited > CORRAL_STATES:
+                        verdict = 1
+                    else:
+                        seen[probe] = child_key
+                        seen_test[probe] = test
+                        for other in range(fences):
+                            states[top, other] = states[spare, other]
+                        states[top, index] = target
+                        players[top] = child_low
+                        top += 1
+                board[box] = 1
+                board[target] = 0
+                if verdict != 2:
+                    break
+        for index in range(fences):
+            board[states[spare, index]] = 0
+    cache_keys[slot] = key
+    cache_values[slot] = verdict
+    if verdict == 2:
+        tally[CORRAL_DEAD] += 1
+    return verdict == 2
+
+
+@njit(cache=True)
 def _corral(
     occupied,
     neighbours,
@@ -249,11 +418,19 @@ def _corral(
     fence,
     best,
     candidate,
+    player,
+    dead,
+    box_keys,
+    player_keys,
+    scratch,
+    deadlocks,
 ):  # pragma: no cover - compiled
     """The pushes into the smallest PI-corral, as (box square * 4 + direction) in ``best``;
     returns (how many, or -1 when there is no PI-corral; the next free label). Zero pushes
     means the position is dead. Board.corral_pushes explains the reasoning; this is it over
-    squares: ``mark == stamp`` is the player's reach, ``label`` numbers the pockets."""
+    squares: ``mark == stamp`` is the player's reach, ``label`` numbers the pockets. With
+    ``deadlocks``, a corral that can never be opened (``_corral_dead``, the player on
+    ``player``) makes the position dead too."""
     squares = neighbours.shape[0]
     found = -1
     base = next_label
@@ -292,6 +469,11 @@ def _corral(
                 off_goal = True
         if not (has_goal or off_goal):
             continue
+        if deadlocks and _corral_dead(
+            pocket, first, fence, fences, player, neighbours, live, goal, dead, label, box_keys,
+            player_keys, scratch,
+        ):  # fmt: skip
+            return 0, next_label
         count = 0
         valid = True
         for index in range(fences):
@@ -452,6 +634,8 @@ def search(
     target_words,
     target_player,
     target_hash,
+    scratch,
+    deadlocks,
     budget,
 ):  # pragma: no cover - compiled
     """Weighted best-first by pushes, or by pulls when ``reverse`` (priority g + weight * h,
@@ -466,8 +650,10 @@ def search(
     start). A child found in the other direction's table (``other_*``) is FOUND too, with
     that state in counters[MEET]. Forwards, dead squares, PI-corrals, freeze deadlocks and
     goals walled off by boxes frozen on goals (``goal_squares``: each distance column's goal)
-    prune; both ways, positions no matching can finish. Every position generated is kept in
-    ``table`` (open addressing, ids + 1) so none is expanded twice. A pull's record is the
+    prune, and with ``deadlocks`` corrals that can never be opened (``_corral_dead``, its
+    ``scratch`` kept between calls); both ways, positions no matching can finish. Every
+    position generated is kept in ``table`` (open addressing, ids + 1) so none is expanded
+    twice. A pull's record is the
     push that undoes it."""
     squares = neighbours.shape[0]
     width = words.shape[1]
@@ -553,7 +739,8 @@ def search(
         elif corrals:
             moves_found, next_label = _corral(
                 occupied, neighbours, live, goal, mark, stamp, label, fence_mark, next_label,
-                stack, fence, corral_moves, candidate,
+                stack, fence, corral_moves, candidate, player[state], dead, box_keys, player_keys,
+                scratch, deadlocks,
             )  # fmt: skip
             for index in range(moves_found):
                 moves[index] = row_of[corral_moves[index] >> 2] * 4 + (corral_moves[index] & 3)
@@ -691,6 +878,7 @@ def search(
                 continue
             if h < counters[CLOSEST]:
                 counters[CLOSEST] = h
+                counters[NEAREST] = child
             key = (g + 1 + weight * (h + penalty * misplaced)) << PRIORITY_SHIFT | h
             if seen.shape[0] > 1:
                 # Novelty: a child that puts a box, or the player, where no position of the

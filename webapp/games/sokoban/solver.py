@@ -21,7 +21,7 @@ from webapp.games.sokoban.level import Level
 from webapp.games.sokoban.matching import Duals, assignment_cost, reassign, solve_assignment
 from webapp.games.sokoban.position import Position, walk
 from webapp.games.sokoban.rooms import SMALLEST_ROOM, GoalRoom, goal_rooms, push_path
-from webapp.search import Monitor, Result, run_search
+from webapp.search import Monitor, Result, Stop, run_search
 
 #: Bits for the normalised player cell in a state key (levels are at most 64 x 64).
 PLAYER_BITS = 12
@@ -323,14 +323,28 @@ class Setting:
     penalty: int = 0
     #: Turns of TURN expansions this search takes each round.
     turns: int = 1
+    #: Compiled forwards only: a corral the player can never open makes a position dead
+    #: (kernels._corral_dead).
+    deadlocks: bool = False
+    #: Compiled forwards, bound by the pushes to the boxes of the nearest position the
+    #: backward search has found rather than to the goals; it waits until that search has
+    #: come within AIM_PULLS of the start, and starts again whenever it comes nearer.
+    aimed: bool = False
 
+
+#: The fast solver's third member: once the backward search has come near the start, a
+#: forward search towards the nearest position it has found, where the two meet
+#: (Setting.aimed). Forwards the goals can be too far for the bound to tell positions apart
+#: (XSokoban 11 and 21), while the backward search's nearest position is a few pushes away.
+AIMED = Setting(10, macros=False, compiled=True, novelty=True, deadlocks=True, aimed=True)
 
 #: The fast solver's portfolio, run in turns: the forward search is stuck where goals must be
 #: filled in a certain order, the backward one where boxes must leave their starts in one, so
 #: taking turns solves more levels than either alone (Microban 93, 139 and 146 among them).
 PORTFOLIO = (
-    Setting(10, macros=False, compiled=True, novelty=True),
+    Setting(10, macros=False, compiled=True, novelty=True, deadlocks=True),
     Setting(10, reverse=True, compiled=True, novelty=True),
+    AIMED,
 )
 
 #: The portfolio where a box on a room goal can shut other goals off (rooms.py): the forward
@@ -338,9 +352,15 @@ PORTFOLIO = (
 #: turns to the backward search's one. On Microban 153 the plain portfolio parks a box at the
 #: foot of the goal column early and then searches millions of positions behind it.
 ROOM_PORTFOLIO = (
-    Setting(1, macros=False, compiled=True, novelty=True, penalty=40, turns=3),
+    Setting(1, macros=False, compiled=True, novelty=True, penalty=40, turns=3, deadlocks=True),
     Setting(10, reverse=True, compiled=True, novelty=True),
+    AIMED,
 )
+
+#: How near (in pulls, by its bound) the backward search must come before an aimed search
+#: sets off towards it, and the share of the compiled searches' memory the aimed one takes.
+AIM_PULLS = 10
+AIM_SHARE = 0.2
 
 
 def portfolio(rooms: list[GoalRoom]) -> tuple[Setting, ...]:
@@ -619,20 +639,57 @@ def run_fast(
         # in the middle; any other search keeps its own.
         forward: Parents | CompiledSearch = {}
         backward: Parents | CompiledSearch = {}
-        first_forward = next((i for i, s in enumerate(chosen) if not s.reverse), None)
+        first_forward = next((i for i, s in enumerate(chosen) if not (s.reverse or s.aimed)), None)
         first_backward = next((i for i, s in enumerate(chosen) if s.reverse), None)
-        share = MEMORY_SHARE / max(1, sum(s.compiled for s in chosen))
+        aiming = any(s.aimed for s in chosen)
+        main = sum(s.compiled and not s.aimed for s in chosen)
+        share = MEMORY_SHARE * (1 - AIM_SHARE * aiming) / max(1, main)
+
+        def aim(index: int, setting: Setting) -> Generator[Pause, None, Outcome]:
+            """The aimed search (Setting.aimed): idle until the backward search comes near,
+            then forwards towards the nearest position it has found, meeting it there."""
+            boxes = board.boxes_of(position)
+            expanded = generated = 0
+            aimed_at = AIM_PULLS + 1
+            run: Generator[Pause, None, Outcome] | None = None
+            last: Pause = (0, 0, 0, 0, position.player, boxes)
+            while True:
+                if isinstance(backward, CompiledSearch) and backward.closest < aimed_at:
+                    aimed_at = backward.closest
+                    expanded, generated = last[0], last[1]
+                    aimed = CompiledSearch(
+                        board, position, int(setting.weight), monitor.limits.memory_mb,
+                        setting.corrals, False, MEMORY_SHARE * AIM_SHARE, setting.novelty,
+                        deadlocks=setting.deadlocks, towards=backward.nearest,
+                    )  # fmt: skip
+                    aimed.partner = backward
+                    compiled_runs[index] = aimed
+                    run = aimed.search(monitor.limits.nodes)
+                if run is not None:
+                    try:
+                        pause = next(run)
+                        last = (expanded + pause[0], generated + pause[1], *pause[2:])
+                    except StopIteration as finished:
+                        pushes, done, made = finished.value
+                        if pushes is not None:
+                            return pushes, expanded + done, generated + made
+                        run = None  # its bound cut every way to the target: wait for another
+                    except Stop:
+                        run = None  # its arrays are full: wait for a nearer target
+                yield last
 
         def begin(index: int) -> Generator[Pause, None, Outcome]:
             nonlocal forward, backward
             setting = chosen[index]
+            if setting.aimed:
+                return aim(index, setting)
             if setting.compiled:
                 compiled = compiled_runs[index] = CompiledSearch(
                     board, position, int(setting.weight), monitor.limits.memory_mb,
                     setting.corrals, setting.reverse, share,
                     setting.novelty,
                     rooms_for(setting) if setting.penalty and not setting.reverse else None,
-                    setting.penalty,
+                    setting.penalty, setting.deadlocks,
                 )  # fmt: skip
                 if index == first_forward:
                     forward = compiled
@@ -693,7 +750,7 @@ def run_fast(
         return result
     # Unsolved: how near each compiled search came (what the bench reports for a miss).
     for compiled in compiled_runs.values():
-        if compiled.closest < FAR:
+        if compiled.closest < FAR and not compiled.aimed:
             way = "backwards" if compiled.reverse else "forwards"
             result.extra.setdefault(f"closest {way}", compiled.closest)
     return result
@@ -702,15 +759,25 @@ def run_fast(
 def closest_note(searches: Iterable[CompiledSearch]) -> str:
     """How near the compiled searches have come, in a player's words: the fewest pushes any
     position found forwards still needs at least (its matching bound), and the fewest pulls
-    any position found backwards is still from the start."""
+    any position found backwards is still from the start; and how many positions the corral
+    test dropped."""
     parts = []
+    searches = list(searches)
     for search in searches:
         if search.closest >= FAR:
             continue
-        if search.reverse:
+        if search.aimed:
+            parts.append(f"heading for the nearest of those, {search.closest}+ pushes away")
+        elif search.reverse:
             parts.append(f"back from the goals, {search.closest}+ pulls short of this position")
         else:
             parts.append(f"the nearest position found needs {search.closest}+ more pushes")
+    dropped = sum(search.dead_corrals for search in searches)
+    if dropped:
+        parts.append(
+            f"{dropped:,} position{'s' if dropped > 1 else ''} dropped: boxes shut off floor"
+            " the player could never get back to"
+        )
     return "; ".join(parts)
 
 
