@@ -13,6 +13,7 @@ from webapp.games.sokoban.board import FAR, Board
 from webapp.games.sokoban.compiled import CompiledSearch
 from webapp.games.sokoban.rooms import goal_rooms
 from webapp.games.sokoban.solver import (
+    PLAYER_SHUT_OUT,
     PORTFOLIO,
     ROOM_PORTFOLIO,
     LowerBound,
@@ -30,9 +31,27 @@ from webapp.solving import check_solution, solve
 SOKOBAN = LEVELS / "sokoban"
 MICROBAN = GAME.parse((SOKOBAN / "microban.xsb").read_text())
 XSOKOBAN = GAME.parse((SOKOBAN / "xsokoban.xsb").read_text())
+MICROBAN2 = GAME.parse((SOKOBAN / "microban2.xsb").read_text())
 LIMITS = Limits(seconds=30, nodes=2_000_000)
 COMPILED = Setting(compiled=True, macros=False)
 BACKWARD = Setting(compiled=True, reverse=True)
+
+
+def test_backwards_a_player_shut_out_of_the_starts_region_goes_later() -> None:
+    # Microban II 76: pulled back to their start squares, the boxes can leave the player in
+    # a region the start does not have; ordered after the positions that keep it there, the
+    # backward search alone finds the start in 48 expansions instead of 12,469.
+    level = MICROBAN2[76 - 1]
+    board, start = Board(level), GAME.start(level)
+    found = {}
+    for penalty in (PLAYER_SHUT_OUT, 0):
+        search = CompiledSearch(board, start, 10, 64, reverse=True, novelty=True, penalty=penalty)
+        found[penalty] = search.run(1_000) == kernels.FOUND
+        if found[penalty]:
+            moves = lurd(board, start, search.solution())
+            assert check_solution(GAME, level, start, moves) is None
+    assert found == {PLAYER_SHUT_OUT: True, 0: False}
+    assert any(setting.penalty == PLAYER_SHUT_OUT for setting in PORTFOLIO if setting.reverse)
 
 
 def test_the_default_portfolio_runs_its_searches_compiled() -> None:
@@ -108,7 +127,7 @@ def test_only_levels_whose_goal_rooms_shut_goals_off_get_the_room_portfolio() ->
         chosen = portfolio(goal_rooms(Board(level), sorted(level.boxes)))
         assert chosen == (ROOM_PORTFOLIO if shuts else PORTFOLIO), number
     assert any(setting.penalty for setting in ROOM_PORTFOLIO)
-    assert not any(setting.penalty for setting in PORTFOLIO)
+    assert not any(setting.penalty for setting in PORTFOLIO if not setting.reverse)
 
 
 @pytest.mark.parametrize("setting", [COMPILED, BACKWARD])

@@ -97,7 +97,9 @@ class CompiledSearch:
         self.shuts = np.full((len(pairs), 1 + longest), -1, np.int64)
         for number, (goal, shut) in enumerate(pairs):
             self.shuts[number, : 1 + len(shut)] = [index[cell] for cell in (goal, *shut)]
-        self.penalty = int(penalty) if pairs else 0
+        # Forwards for boxes on room goals that shut others off; backwards for the player
+        # shut out of the start's region (kernels.search).
+        self.penalty = int(penalty) if pairs or reverse else 0
         random = np.random.default_rng(0x50C0BA)
         self.box_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
         self.player_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
@@ -133,6 +135,7 @@ class CompiledSearch:
         self.counters = np.zeros(kernels.COUNTERS, np.int64)
         self.counters[kernels.MEET] = -1
         self.counters[kernels.CLOSEST] = FAR
+        self.counters[kernels.NEAREST_H] = FAR
         self.most_children = 4 * boxes
         self.empty = (
             np.zeros((1, width), np.uint64),
@@ -178,6 +181,8 @@ class CompiledSearch:
         if h < FAR:
             if h < int(counters[kernels.CLOSEST]):
                 counters[kernels.CLOSEST] = h
+            if h < int(counters[kernels.NEAREST_H]):
+                counters[kernels.NEAREST_H] = h
                 counters[kernels.NEAREST] = state
             waiting = int(counters[kernels.WAITING])
             self.heap_keys[waiting] = self.weight * h << kernels.PRIORITY_SHIFT | h

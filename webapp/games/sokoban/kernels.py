@@ -49,9 +49,11 @@ def assignment(distances, cells):  # pragma: no cover - compiled
 RUNNING, FOUND, EXHAUSTED, FULL = 0, 1, 2, 3
 #: Slots of the ``counters`` array that ``search`` keeps between calls.
 #: CLOSEST is the least h of any position queued so far: how near the search has come;
-#: NEAREST is that position.
-STORED, WAITING, EXPANDED, GENERATED, GOAL, LAST, DEPTH, MEET, CLOSEST, NEAREST = range(10)
-COUNTERS = 10
+#: NEAREST is the position with the least h plus its penalties, and NEAREST_H that sum.
+STORED, WAITING, EXPANDED, GENERATED, GOAL, LAST, DEPTH, MEET, CLOSEST, NEAREST, NEAREST_H = range(
+    11
+)
+COUNTERS = 11
 #: Added to the heap key of a child that is not novel (see ``seen`` in ``search``).
 STALE = 1 << 60
 #: A heap key is the priority shifted left by this, or'ed with h (h < FAR < 2**24).
@@ -861,7 +863,7 @@ def search(
                          row + 1, via, slack, used)  # fmt: skip
             h = _matching_total(distances, child_cells, count, child_owner)
             misplaced = 0
-            if penalty > 0:
+            if penalty > 0 and not reverse:
                 # Boxes on room goals that shut off another goal still empty.
                 for pair in range(shuts.shape[0]):
                     if occupied[shuts[pair, 0]]:
@@ -872,12 +874,18 @@ def search(
                             if not occupied[square]:
                                 misplaced += 1
                                 break
+            elif penalty > 0 and mark[target_player] != stamp:
+                # Backwards, the player shut out of the start's region: the boxes may be near
+                # their start squares, but the last pulls cannot leave the player there.
+                misplaced = 1
             occupied[box] = 1
             occupied[target] = 0
             if h >= FAR:
                 continue
             if h < counters[CLOSEST]:
                 counters[CLOSEST] = h
+            if h + penalty * misplaced < counters[NEAREST_H]:
+                counters[NEAREST_H] = h + penalty * misplaced
                 counters[NEAREST] = child
             key = (g + 1 + weight * (h + penalty * misplaced)) << PRIORITY_SHIFT | h
             if seen.shape[0] > 1:
