@@ -679,10 +679,10 @@ def run_fast(
                         pause = next(run)
                         last = (expanded + pause[0], generated + pause[1], *pause[2:])
                     except StopIteration as finished:
+                        # A solution, or the whole space run dry: its bound orders, it never
+                        # cuts, so that is a proof as for the forward search.
                         pushes, done, made = finished.value
-                        if pushes is not None:
-                            return pushes, expanded + done, generated + made
-                        run = None  # its bound cut every way to the target: wait for another
+                        return pushes, expanded + done, generated + made
                     except Stop:
                         run = None  # its arrays are full: wait for a nearer target
                 yield last
