@@ -49,11 +49,15 @@ def assignment(distances, cells):  # pragma: no cover - compiled
 RUNNING, FOUND, EXHAUSTED, FULL = 0, 1, 2, 3
 #: Slots of the ``counters`` array that ``search`` keeps between calls.
 #: CLOSEST is the least h of any position queued so far: how near the search has come;
-#: NEAREST is the position with the least h plus its penalties, and NEAREST_H that sum.
+#: NEAREST is the position with the least h plus SHUT_OUT when (backwards) its player cannot
+#: get back to the start's region, and NEAREST_H that sum.
 STORED, WAITING, EXPANDED, GENERATED, GOAL, LAST, DEPTH, MEET, CLOSEST, NEAREST, NEAREST_H = range(
     11
 )
 COUNTERS = 11
+#: What a player shut out of the start's region adds to a backward position's h when the
+#: search picks its nearest position (NEAREST).
+SHUT_OUT = 3
 #: Added to the heap key of a child that is not novel (see ``seen`` in ``search``).
 STALE = 1 << 60
 #: A heap key is the priority shifted left by this, or'ed with h (h < FAR < 2**24).
@@ -862,6 +866,9 @@ def search(
                 _augment(distances, child_cells, count, child_rows, child_columns, child_owner,
                          row + 1, via, slack, used)  # fmt: skip
             h = _matching_total(distances, child_cells, count, child_owner)
+            # Backwards, the player shut out of the start's region: the boxes may be near
+            # their start squares, but the last pulls cannot leave the player there.
+            shut_out = 1 if reverse and mark[target_player] != stamp else 0
             misplaced = 0
             if penalty > 0 and not reverse:
                 # Boxes on room goals that shut off another goal still empty.
@@ -874,18 +881,16 @@ def search(
                             if not occupied[square]:
                                 misplaced += 1
                                 break
-            elif penalty > 0 and mark[target_player] != stamp:
-                # Backwards, the player shut out of the start's region: the boxes may be near
-                # their start squares, but the last pulls cannot leave the player there.
-                misplaced = 1
+            elif penalty > 0:
+                misplaced = shut_out
             occupied[box] = 1
             occupied[target] = 0
             if h >= FAR:
                 continue
             if h < counters[CLOSEST]:
                 counters[CLOSEST] = h
-            if h + penalty * misplaced < counters[NEAREST_H]:
-                counters[NEAREST_H] = h + penalty * misplaced
+            if h + SHUT_OUT * shut_out < counters[NEAREST_H]:
+                counters[NEAREST_H] = h + SHUT_OUT * shut_out
                 counters[NEAREST] = child
             key = (g + 1 + weight * (h + penalty * misplaced)) << PRIORITY_SHIFT | h
             if seen.shape[0] > 1:
