@@ -50,7 +50,7 @@ class Board:
         self.goals = sorted(level.goals)
         #: (letter, offset) per direction, LURD order.
         self.directions = tuple((letter, dr * width + dc) for letter, dr, dc in STEPS)
-        self.distances = self._push_distances()
+        self.distances = self.distances_to(self.goals)
         self.nearest = [min(row) if row else FAR for row in self.distances]
         live = 0
         for cell, near in enumerate(self.nearest):
@@ -62,10 +62,6 @@ class Board:
         self.walls = ((1 << (width * level.height)) - 1) & ~self.floor
 
     # -- tables -----------------------------------------------------------------------------
-    def _push_distances(self) -> list[tuple[int, ...]]:
-        """For each cell, the fewest pushes taking a lone box from there to each goal."""
-        return self.distances_to(self.goals)
-
     def distances_to(self, targets: list[int]) -> list[tuple[int, ...]]:
         """For each cell, the fewest pushes taking a lone box from there to each of
         ``targets`` (FAR where it cannot get there)."""

@@ -287,7 +287,8 @@ class CompiledSearch:
 
     @property
     def nearest(self) -> int:
-        """The boxes (a bitboard) of the position with the least bound queued so far."""
+        """The boxes (a bitboard) of the position queued so far with the least bound, a
+        player shut out of the start's region counting SHUT_OUT more (backwards)."""
         return self.bitboard(int(self.counters[self.kernels.NEAREST]))
 
     @property

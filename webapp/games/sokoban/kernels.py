@@ -69,9 +69,9 @@ PRIORITY_SHIFT = 24
 CORRAL_BOXES = 10
 CORRAL_STATES = 256
 CORRAL_CACHE = 1 << 16
-#: Slots of a corral scratch's ``tally``: the stamp and generation counters, then the tests
-#: run and the dead corrals found (what the live panel reports).
-CORRAL_STAMP, CORRAL_GENERATION, CORRAL_TESTS, CORRAL_DEAD = range(4)
+#: Slots of a corral scratch's ``tally``: the stamp and generation counters, then the dead
+#: corrals found (what the live panel reports).
+CORRAL_STAMP, CORRAL_GENERATION, CORRAL_DEAD = range(3)
 
 
 def corral_scratch(squares: int) -> tuple:
@@ -88,7 +88,7 @@ def corral_scratch(squares: int) -> tuple:
         np.zeros(CORRAL_CACHE, np.uint64),  # verdict keys
         np.zeros(CORRAL_CACHE, np.int8),  # verdicts: 1 may open, 2 dead
         np.empty(4 * CORRAL_BOXES, np.int64),  # one position's pushes
-        np.zeros(4, np.int64),  # the tally
+        np.zeros(3, np.int64),  # the tally
     )
 
 
@@ -313,7 +313,6 @@ def _corral_dead(
         for index in range(fences):
             board[fence[index]] = 0
         return cache_values[slot] == 2
-    tally[CORRAL_TESTS] += 1
     tally[CORRAL_GENERATION] += 1
     test = tally[CORRAL_GENERATION]
     mask = np.uint64(seen.shape[0] - 1)
@@ -659,8 +658,7 @@ def search(
     prune, and with ``deadlocks`` corrals that can never be opened (``_corral_dead``, its
     ``scratch`` kept between calls); both ways, positions no matching can finish. Every
     position generated is kept in ``table`` (open addressing, ids + 1) so none is expanded
-    twice. A pull's record is the
-    push that undoes it."""
+    twice. A pull's record is the push that undoes it."""
     squares = neighbours.shape[0]
     width = words.shape[1]
     capacity = words.shape[0]
