@@ -55,15 +55,17 @@ def test_backwards_a_player_shut_out_of_the_starts_region_goes_later() -> None:
 
 
 def test_the_default_portfolio_runs_its_searches_compiled() -> None:
-    # Forwards, backwards, and the aimed search (with the corral test).
-    assert {
-        (setting.compiled, setting.reverse, setting.novelty, setting.deadlocks, setting.aimed)
-        for setting in PORTFOLIO
-    } == {
-        (True, False, True, False, False),
-        (True, True, True, False, False),
-        (True, False, True, True, True),
-    }
+    # Forwards, backwards, the aimed search (with the corral test), and forwards in the
+    # packing order.
+    for chosen in (PORTFOLIO, ROOM_PORTFOLIO):
+        assert {
+            (s.compiled, s.reverse, s.novelty, s.deadlocks, s.aimed, s.packing) for s in chosen
+        } == {
+            (True, False, True, False, False, False),
+            (True, True, True, False, False, False),
+            (True, False, True, True, True, False),
+            (True, False, True, False, False, True),
+        }
 
 
 def test_novelty_gets_off_a_plateau_the_plain_order_cannot_leave() -> None:
@@ -126,8 +128,9 @@ def test_only_levels_whose_goal_rooms_shut_goals_off_get_the_room_portfolio() ->
         level = MICROBAN[number - 1]
         chosen = portfolio(goal_rooms(Board(level), sorted(level.boxes)))
         assert chosen == (ROOM_PORTFOLIO if shuts else PORTFOLIO), number
-    assert any(setting.penalty for setting in ROOM_PORTFOLIO)
-    assert not any(setting.penalty for setting in PORTFOLIO)
+    # The room penalty is in the room portfolio only (the packing order's is in both).
+    assert any(setting.penalty and not setting.packing for setting in ROOM_PORTFOLIO)
+    assert not any(setting.penalty and not setting.packing for setting in PORTFOLIO)
 
 
 @pytest.mark.parametrize("setting", [COMPILED, BACKWARD])

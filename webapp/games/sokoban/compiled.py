@@ -36,6 +36,18 @@ Pause = tuple[int, int, int, int, int, int]
 Outcome = tuple[list[int] | None, int, int]
 
 
+def square_numbers(board: Board) -> tuple[list[int], dict[int, int], np.ndarray]:
+    """The floor's cells in order, each cell's number, and each number's neighbours in the
+    four directions (-1 for a wall), as the compiled code takes them."""
+    cells = sorted(board.level.floor)
+    index = {cell: number for number, cell in enumerate(cells)}
+    neighbours = np.full((len(cells), 4), -1, np.int64)
+    for number, cell in enumerate(cells):
+        for direction, (_, offset) in enumerate(board.directions):
+            neighbours[number, direction] = index.get(cell + offset, -1)
+    return cells, index, neighbours
+
+
 class CompiledSearch:
     """One run of ``kernels.search`` on a level, forwards from ``position`` to the goals or
     backwards (``reverse``) from the goals to ``position``: its arrays, and the conversions.
@@ -59,18 +71,15 @@ class CompiledSearch:
         penalty: int = 0,
         deadlocks: bool = False,
         towards: int | None = None,
+        phases: list[list[int]] | None = None,
     ):
         from webapp.games.sokoban import kernels  # numba: loaded only when this search runs
 
         self.kernels = kernels
         self.board = board
-        cells = self.cells = sorted(board.level.floor)
-        index = self.index = {cell: number for number, cell in enumerate(cells)}
+        cells, index, self.neighbours = square_numbers(board)
+        self.cells, self.index = cells, index
         squares = len(cells)
-        self.neighbours = np.full((squares, 4), -1, np.int64)
-        for number, cell in enumerate(cells):
-            for direction, (_, offset) in enumerate(board.directions):
-                self.neighbours[number, direction] = index.get(cell + offset, -1)
         self.live = np.array([board.live >> cell & 1 for cell in cells], np.uint8)
         self.goal = np.array([board.goal_mask >> cell & 1 for cell in cells], np.uint8)
         start = board.boxes_of(position)
@@ -100,6 +109,15 @@ class CompiledSearch:
         # Forwards for boxes on room goals that shut others off; backwards for the player
         # shut out of the start's region (kernels.search).
         self.penalty = int(penalty) if pairs or reverse else 0
+        #: Forwards, the goals by phases of the packing order (packing.py): each goal not
+        #: yet filled in that order counts ``penalty`` in the priority.
+        self.packing = bool(phases) and not reverse
+        if self.packing:
+            widest = max(len(phase) for phase in phases)
+            self.shuts = np.full((len(phases), widest), -1, np.int64)
+            for number, phase in enumerate(phases):
+                self.shuts[number, : len(phase)] = [index[cell] for cell in phase]
+            self.penalty = int(penalty)
         random = np.random.default_rng(0x50C0BA)
         self.box_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
         self.player_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
@@ -272,12 +290,18 @@ class CompiledSearch:
             kernels.search(
                 self.neighbours, self.live, self.goal, self.distances, self.box_keys,
                 self.player_keys, self.goal_squares, self.seen, self.shuts, self.penalty,
-                self.weight, self.corrals, self.reverse, self.words, self.player, self.parent,
-                self.push, self.depth, self.hashes, self.table, self.heap_keys, self.heap_ids,
-                counters, *other, self.target_words, self.target_player, self.target_hash,
-                self.scratch, self.deadlocks, budget,
+                self.packing, self.weight, self.corrals, self.reverse, self.words, self.player,
+                self.parent, self.push, self.depth, self.hashes, self.table, self.heap_keys,
+                self.heap_ids, counters, *other, self.target_words, self.target_player,
+                self.target_hash, self.scratch, self.deadlocks, budget,
             )
         )  # fmt: skip
+
+    @property
+    def filled(self) -> int:
+        """With ``phases``: the most goals any position queued so far has filled in the
+        packing order (phase by phase)."""
+        return int(self.counters[self.kernels.FILLED])
 
     @property
     def closest(self) -> int:

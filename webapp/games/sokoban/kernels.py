@@ -50,11 +50,13 @@ RUNNING, FOUND, EXHAUSTED, FULL = 0, 1, 2, 3
 #: Slots of the ``counters`` array that ``search`` keeps between calls.
 #: CLOSEST is the least h of any position queued so far: how near the search has come;
 #: NEAREST is the position with the least h plus SHUT_OUT when (backwards) its player cannot
-#: get back to the start's region, and NEAREST_H that sum.
-STORED, WAITING, EXPANDED, GENERATED, GOAL, LAST, DEPTH, MEET, CLOSEST, NEAREST, NEAREST_H = range(
-    11
-)
-COUNTERS = 11
+#: get back to the start's region, and NEAREST_H that sum. FILLED (with ``packing``): the
+#: most goals any position queued has filled in the packing order.
+(
+    STORED, WAITING, EXPANDED, GENERATED, GOAL, LAST, DEPTH, MEET, CLOSEST, NEAREST, NEAREST_H,
+    FILLED,
+) = range(12)  # fmt: skip
+COUNTERS = 12
 #: What a player shut out of the start's region adds to a backward position's h when the
 #: search picks its nearest position (NEAREST).
 SHUT_OUT = 3
@@ -619,6 +621,7 @@ def search(
     seen,
     shuts,
     penalty,
+    packing,
     weight,
     corrals,
     reverse,
@@ -868,7 +871,24 @@ def search(
             # their start squares, but the last pulls cannot leave the player there.
             shut_out = 1 if reverse and mark[target_player] != stamp else 0
             misplaced = 0
-            if penalty > 0 and not reverse:
+            if packing:
+                # Goals not yet filled in the packing order: ``shuts`` rows are its phases.
+                misplaced = count
+                for phase in range(shuts.shape[0]):
+                    whole = True
+                    for column in range(shuts.shape[1]):
+                        square = shuts[phase, column]
+                        if square < 0:
+                            break
+                        if occupied[square]:
+                            misplaced -= 1
+                        else:
+                            whole = False
+                    if not whole:
+                        break
+                if count - misplaced > counters[FILLED]:
+                    counters[FILLED] = count - misplaced
+            elif penalty > 0 and not reverse:
                 # Boxes on room goals that shut off another goal still empty.
                 for pair in range(shuts.shape[0]):
                     if occupied[shuts[pair, 0]]:
