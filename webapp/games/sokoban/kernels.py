@@ -650,7 +650,9 @@ def search(
     h the matching bound; ties by h, then first come; with novelty, ``seen`` of shape
     (bands, squares), novel children before all others; with ``penalty``, each box on a
     room goal that shuts off a goal still empty counts ``penalty`` more in h, for the order
-    only; ``shuts`` rows: the goal, then the goals it shuts off, padded with -1): at most
+    only; ``shuts`` rows: the goal, then the goals it shuts off, padded with -1; with
+    ``packing``, each goal not yet filled in the packing order counts ``penalty``, ``shuts``
+    rows then being its phases, first first): at most
     ``budget`` expansions, then RUNNING; FOUND (the state in counters[GOAL]), EXHAUSTED
     when nothing is left to expand, FULL when the arrays are.
 

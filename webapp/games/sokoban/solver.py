@@ -319,8 +319,9 @@ class Setting:
     #: first (kernels.search).
     novelty: bool = False
     #: Compiled only: h units added to the priority forwards for each box on a room goal
-    #: that shuts off a goal still empty (``GoalRoom.shuts``, rooms.py), backwards when the
-    #: player cannot get back to the start's region.
+    #: that shuts off a goal still empty (``GoalRoom.shuts``, rooms.py), or with ``packing``
+    #: for each goal not yet filled in the packing order; backwards when the player cannot
+    #: get back to the start's region.
     penalty: int = 0
     #: Turns of TURN expansions this search takes each round.
     turns: int = 1
