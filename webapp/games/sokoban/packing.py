@@ -130,7 +130,9 @@ def packing_order(board: Board, position: Position) -> list[list[int]]:
             occupied[goal] = 0
             remaining.discard(goal)
         phases.append(sorted(cells[goal] for goal in leaving))
-        standing = ends
+        # Where the pulls left the player, one square for each region (the same reach).
+        regions = {int(region(neighbours, occupied, end, mark, stack)): end for end in ends}
+        standing = list(regions.values())
     if remaining:
         phases.append(sorted(cells[goal] for goal in remaining))
     phases.reverse()
