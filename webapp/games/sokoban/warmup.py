@@ -8,6 +8,7 @@ from webapp.games.sokoban.board import Board
 from webapp.games.sokoban.compiled import CompiledSearch
 from webapp.games.sokoban.kernels import assignment
 from webapp.games.sokoban.level import parse_collection
+from webapp.games.sokoban.packing import packing_order
 from webapp.games.sokoban.position import Position
 from webapp.games.sokoban.solver import _start
 
@@ -23,6 +24,7 @@ def warm_up() -> None:
     start = Position(level.player, level.boxes)
     search = CompiledSearch(board, start, 10, memory_mb=16)
     assert _start(board, start)[2] in search  # compiles the lookup
+    assert packing_order(board, start) == [sorted(level.goals)]  # compiles the pulls
     running = search.search()
     try:
         while True:
