@@ -48,6 +48,14 @@ def square_numbers(board: Board) -> tuple[list[int], dict[int, int], np.ndarray]
     return cells, index, neighbours
 
 
+def padded(rows: list, index: dict[int, int]) -> np.ndarray:
+    """Rows of cells as rows of square numbers, padded with -1 (at least one column)."""
+    table = np.full((len(rows), max((len(row) for row in rows), default=1)), -1, np.int64)
+    for number, row in enumerate(rows):
+        table[number, : len(row)] = [index[cell] for cell in row]
+    return table
+
+
 class CompiledSearch:
     """One run of ``kernels.search`` on a level, forwards from ``position`` to the goals or
     backwards (``reverse``) from the goals to ``position``: its arrays, and the conversions.
@@ -101,23 +109,15 @@ class CompiledSearch:
         # Novelty (kernels.search): per h, the squares a box or the player has stood on.
         self.seen = np.zeros((NOVELTY_BANDS, squares) if novelty else (1, 1), np.uint8)
         # Goal rooms (kernels.search): each room goal that shuts others off, then those.
-        pairs = [(goal, list(cells_of(shut))) for room in rooms or [] for goal, shut in room.shuts]
-        longest = max((len(shut) for _, shut in pairs), default=0)
-        self.shuts = np.full((len(pairs), 1 + longest), -1, np.int64)
-        for number, (goal, shut) in enumerate(pairs):
-            self.shuts[number, : 1 + len(shut)] = [index[cell] for cell in (goal, *shut)]
-        # Forwards for boxes on room goals that shut others off; backwards for the player
-        # shut out of the start's region (kernels.search).
-        self.penalty = int(penalty) if pairs or reverse else 0
-        #: Forwards, the goals by phases of the packing order (packing.py): each goal not
-        #: yet filled in that order counts ``penalty`` in the priority.
+        pairs = [(goal, *cells_of(shut)) for room in rooms or [] for goal, shut in room.shuts]
+        self.shuts = padded(pairs, index)
+        #: Forwards, the goals by phases of the packing order (packing.py), first first:
+        #: each goal not yet filled in that order counts ``penalty`` in the priority.
         self.packing = bool(phases) and not reverse
-        if self.packing:
-            widest = max(len(phase) for phase in phases)
-            self.shuts = np.full((len(phases), widest), -1, np.int64)
-            for number, phase in enumerate(phases):
-                self.shuts[number, : len(phase)] = [index[cell] for cell in phase]
-            self.penalty = int(penalty)
+        self.phases = padded(phases if self.packing else [], index)
+        # Forwards for boxes on room goals that shut others off or for goals not yet filled
+        # in the packing order; backwards for the player shut out of the start's region.
+        self.penalty = int(penalty) if pairs or self.packing or reverse else 0
         random = np.random.default_rng(0x50C0BA)
         self.box_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
         self.player_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
@@ -290,7 +290,7 @@ class CompiledSearch:
             kernels.search(
                 self.neighbours, self.live, self.goal, self.distances, self.box_keys,
                 self.player_keys, self.goal_squares, self.seen, self.shuts, self.penalty,
-                self.packing, self.weight, self.corrals, self.reverse, self.words, self.player,
+                self.phases, self.weight, self.corrals, self.reverse, self.words, self.player,
                 self.parent, self.push, self.depth, self.hashes, self.table, self.heap_keys,
                 self.heap_ids, counters, *other, self.target_words, self.target_player,
                 self.target_hash, self.scratch, self.deadlocks, budget,

@@ -50,7 +50,7 @@ RUNNING, FOUND, EXHAUSTED, FULL = 0, 1, 2, 3
 #: Slots of the ``counters`` array that ``search`` keeps between calls.
 #: CLOSEST is the least h of any position queued so far: how near the search has come;
 #: NEAREST is the position with the least h plus SHUT_OUT when (backwards) its player cannot
-#: get back to the start's region, and NEAREST_H that sum. FILLED (with ``packing``): the
+#: get back to the start's region, and NEAREST_H that sum. FILLED (given ``phases``): the
 #: most goals any position queued has filled in the packing order.
 (
     STORED, WAITING, EXPANDED, GENERATED, GOAL, LAST, DEPTH, MEET, CLOSEST, NEAREST, NEAREST_H,
@@ -621,7 +621,7 @@ def search(
     seen,
     shuts,
     penalty,
-    packing,
+    phases,
     weight,
     corrals,
     reverse,
@@ -650,9 +650,9 @@ def search(
     h the matching bound; ties by h, then first come; with novelty, ``seen`` of shape
     (bands, squares), novel children before all others; with ``penalty``, each box on a
     room goal that shuts off a goal still empty counts ``penalty`` more in h, for the order
-    only; ``shuts`` rows: the goal, then the goals it shuts off, padded with -1; with
-    ``packing``, each goal not yet filled in the packing order counts ``penalty``, ``shuts``
-    rows then being its phases, first first): at most
+    only; ``shuts`` rows: the goal, then the goals it shuts off, padded with -1; given
+    ``phases`` (rows of goals, the packing order's first phase first), each goal not yet
+    filled in that order counts ``penalty`` instead): at most
     ``budget`` expansions, then RUNNING; FOUND (the state in counters[GOAL]), EXHAUSTED
     when nothing is left to expand, FULL when the arrays are.
 
@@ -873,13 +873,13 @@ def search(
             # their start squares, but the last pulls cannot leave the player there.
             shut_out = 1 if reverse and mark[target_player] != stamp else 0
             misplaced = 0
-            if packing:
-                # Goals not yet filled in the packing order: ``shuts`` rows are its phases.
+            if phases.shape[0] > 0:
+                # Goals not yet filled in the packing order, phase by phase.
                 misplaced = count
-                for phase in range(shuts.shape[0]):
+                for phase in range(phases.shape[0]):
                     whole = True
-                    for column in range(shuts.shape[1]):
-                        square = shuts[phase, column]
+                    for column in range(phases.shape[1]):
+                        square = phases[phase, column]
                         if square < 0:
                             break
                         if occupied[square]:

@@ -720,7 +720,9 @@ def run_fast(
                     setting.corrals, setting.reverse,
                     MEMORY_SHARE * PACKING_SHARE if setting.packing else share,
                     setting.novelty,
-                    rooms_for(setting) if setting.penalty and not setting.reverse else None,
+                    rooms_for(setting)
+                    if setting.penalty and not (setting.reverse or setting.packing)
+                    else None,
                     setting.penalty, setting.deadlocks, phases=phases,
                 )  # fmt: skip
                 if setting.packing and isinstance(backward, CompiledSearch):
