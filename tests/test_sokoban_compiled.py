@@ -55,17 +55,17 @@ def test_backwards_a_player_shut_out_of_the_starts_region_goes_later() -> None:
 
 
 def test_the_default_portfolio_runs_its_searches_compiled() -> None:
-    # Forwards, backwards, the aimed search (with the corral test), and forwards in the
-    # packing order.
+    # The plan search first (with the strict corral test), then forwards, backwards and the
+    # aimed search (with the quick corral test).
     for chosen in (PORTFOLIO, ROOM_PORTFOLIO):
-        assert {
-            (s.compiled, s.reverse, s.novelty, s.deadlocks, s.aimed, s.packing) for s in chosen
-        } == {
-            (True, False, True, False, False, False),
-            (True, True, True, False, False, False),
-            (True, False, True, True, True, False),
-            (True, False, True, False, False, True),
-        }
+        assert [
+            (s.compiled, s.reverse, s.novelty, s.deadlocks, s.aimed, s.plan) for s in chosen
+        ] == [
+            (True, False, False, 2, False, True),
+            (True, False, True, 0, False, False),
+            (True, True, True, 0, False, False),
+            (True, False, True, 1, True, False),
+        ]
 
 
 def test_novelty_gets_off_a_plateau_the_plain_order_cannot_leave() -> None:
@@ -124,9 +124,9 @@ def test_only_levels_whose_goal_rooms_shut_goals_off_get_the_room_portfolio() ->
         level = MICROBAN[number - 1]
         chosen = portfolio(goal_rooms(Board(level), sorted(level.boxes)))
         assert chosen == (ROOM_PORTFOLIO if shuts else PORTFOLIO), number
-    # The room penalty is in the room portfolio only (the packing order's is in both).
-    assert any(setting.penalty and not setting.packing for setting in ROOM_PORTFOLIO)
-    assert not any(setting.penalty and not setting.packing for setting in PORTFOLIO)
+    # The room penalty is in the room portfolio only.
+    assert any(setting.penalty for setting in ROOM_PORTFOLIO)
+    assert not any(setting.penalty for setting in PORTFOLIO)
 
 
 @pytest.mark.parametrize("setting", [COMPILED, BACKWARD])
@@ -267,7 +267,7 @@ def test_compiled_pi_corrals_agree_with_the_board(number: int) -> None:
         found, next_label = kernels._corral(
             occupied, search.neighbours, search.live, search.goal, mark, stamp, label,
             fence_mark, next_label, stack, fence, best, candidate, search.index[player],
-            1 - search.live, search.box_keys, search.player_keys, search.scratch, False,
+            1 - search.live, search.box_keys, search.player_keys, search.scratch, 0,
         )  # fmt: skip
         if expected is None:
             assert found == -1
@@ -428,7 +428,7 @@ def test_a_push_that_walls_off_goals_is_not_queued() -> None:
 def test_the_solver_says_how_near_each_search_has_come() -> None:
     """The live panel's words and the bench's figures: the least bound either search has
     queued, which only falls as the searches go on."""
-    level = XSOKOBAN[3]
+    level = XSOKOBAN[10 - 1]
     board = Board(level)
     start = LowerBound(board)(board.boxes_of(GAME.start(level)))
     notes: list[str] = []
@@ -449,7 +449,7 @@ def test_the_solver_says_how_near_each_search_has_come() -> None:
 
 def test_the_live_panel_counts_the_dead_corrals_in_a_players_words() -> None:
     level = GAME.parse(CORRAL_TRAP)[0]
-    search = CompiledSearch(Board(level), GAME.start(level), 10, 64, deadlocks=True)
+    search = CompiledSearch(Board(level), GAME.start(level), 10, 64, deadlocks=1)
     search.run(10)
     assert closest_note([search]).endswith(
         "; 1 position dropped: boxes shut off floor the player could never get back to"
@@ -484,14 +484,14 @@ CORRAL_TRAP = """\
 def test_a_corral_that_can_never_open_ends_the_search_at_once() -> None:
     level = GAME.parse(CORRAL_TRAP)[0]
     runs = {}
-    for deadlocks in (True, False):
+    for deadlocks in (2, 1, 0):
         search = CompiledSearch(Board(level), GAME.start(level), 10, 64, deadlocks=deadlocks)
         assert search.run(100_000) == kernels.EXHAUSTED
         runs[deadlocks] = (int(search.counters[kernels.EXPANDED]), search.dead_corrals)
     # With the corral test the start itself is dead; without it the search has to try
     # every push first (about 300 positions) before it knows.
-    assert runs[True] == (1, 1)
-    assert runs[False][0] > 200 and runs[False][1] == 0
+    assert runs[2] == runs[1] == (1, 1)
+    assert runs[0][0] > 200 and runs[0][1] == 0
 
 
 def _small_positions(count: int, boxes: int, seed: int):
@@ -516,13 +516,14 @@ def _small_positions(count: int, boxes: int, seed: int):
         yield level
 
 
-def test_every_corral_found_dead_is_on_a_level_with_no_solution() -> None:
-    # The corral test must never cut a solution: each start it calls dead is proved
-    # unsolvable by the search without it running dry.
+@pytest.mark.parametrize("deadlocks", [1, 2])
+def test_every_corral_found_dead_is_on_a_level_with_no_solution(deadlocks: int) -> None:
+    # The corral test, quick or strict, must never cut a solution: each start it calls dead
+    # is proved unsolvable by the search without it running dry.
     dead = 0
     for level in _small_positions(400, 5, seed=19):
         board, start = Board(level), GAME.start(level)
-        with_test = CompiledSearch(board, start, 10, 64, deadlocks=True)
+        with_test = CompiledSearch(board, start, 10, 64, deadlocks=deadlocks)
         with_test.run(1)
         if with_test.dead_corrals == 0:
             continue
@@ -545,7 +546,7 @@ def test_the_aimed_search_meets_the_backward_one_where_the_goals_are_too_far() -
     for aimed in (True, False):
         towards = backward.nearest if aimed else None
         search = CompiledSearch(
-            board, start, 10, 1024, novelty=True, deadlocks=True, share=0.15, towards=towards
+            board, start, 10, 1024, novelty=True, deadlocks=1, share=0.15, towards=towards
         )
         search.partner = backward
         status = kernels.RUNNING

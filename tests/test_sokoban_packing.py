@@ -1,19 +1,14 @@
-"""The packing order (packing.py) and the forward search that fills goals in it."""
+"""The packing order (packing.py); the search that fills goals in it is tested in
+test_sokoban_plan.py."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from tests.conftest import LEVELS
 from webapp.games.sokoban import GAME
 from webapp.games.sokoban.board import Board
-from webapp.games.sokoban.compiled import CompiledSearch, square_numbers
+from webapp.games.sokoban.compiled import square_numbers
 from webapp.games.sokoban.packing import FIRST, UNREACHED, packing_order, pull_box
-from webapp.games.sokoban.solver import PACKED, Setting, closest_note, run_fast
-from webapp.search import Limits, Monitor
-from webapp.solving import check_solution
-
-XSOKOBAN = GAME.parse((LEVELS / "sokoban" / "xsokoban.xsb").read_text())
 
 #: Three goals down a dead end: only the far one can be filled first.
 DEAD_END = """\
@@ -76,34 +71,3 @@ def test_a_box_is_pulled_only_where_the_player_can_step_back() -> None:
     # player needs a square behind it to pull), never further.
     assert reached == {goal, goal + 1, goal + 2, goal + 3}
     assert came[goal * 4 + 2] == FIRST and came[(goal + 3) * 4 + 2] != UNREACHED
-
-
-def test_the_packing_order_fills_goals_the_plain_order_leaves_for_last() -> None:
-    # XSokoban 65: the forward search that counts the goals not yet filled in the packing
-    # order solves it in about 10 k expansions; the same search without it has not after
-    # 100 k.
-    level = XSOKOBAN[65 - 1]
-    start = GAME.start(level)
-    budget = Limits(seconds=None, nodes=100_000, memory_mb=None)
-
-    def forward(packing: bool) -> tuple[Setting]:
-        penalty = PACKED.penalty if packing else 0
-        return (Setting(1, macros=False, compiled=True, novelty=True, penalty=penalty,
-                        packing=packing),)  # fmt: skip
-
-    packed = run_fast(level, start, Monitor(budget), forward(True))
-    assert packed.status == "solved"
-    assert check_solution(GAME, level, start, packed.moves) is None
-    assert run_fast(level, start, Monitor(budget), forward(False)).status == "node-limit"
-
-
-def test_the_live_panel_says_how_many_goals_are_filled_in_order() -> None:
-    level = GAME.parse(DEAD_END)[0]
-    board, start = Board(level), GAME.start(level)
-    search = CompiledSearch(board, start, 1, 64, penalty=8, phases=packing_order(board, start))
-    assert search.filled == 0
-    while search.run(1) == 0:  # RUNNING
-        pass
-    assert closest_note([search]) == (
-        "filling the goals in the order they must be filled: 2 of 3 at best so far"
-    )

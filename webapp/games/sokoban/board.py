@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator
 
+import numpy as np
+
 from webapp.games.sokoban.level import Level
 from webapp.games.sokoban.position import Position
 
@@ -62,11 +64,11 @@ class Board:
         self.walls = ((1 << (width * level.height)) - 1) & ~self.floor
 
     # -- tables -----------------------------------------------------------------------------
-    def distances_to(self, targets: list[int]) -> list[tuple[int, ...]]:
+    def distances_to(self, targets: list[int], walls: int = 0) -> list[tuple[int, ...]]:
         """For each cell, the fewest pushes taking a lone box from there to each of
-        ``targets`` (FAR where it cannot get there)."""
+        ``targets`` (FAR where it cannot get there), the cells of ``walls`` walled up."""
         size = self.width * self.level.height
-        floor = self.level.floor
+        floor = {cell for cell in self.level.floor if not walls >> cell & 1}
         offsets = [offset for _, offset in self.directions]
         columns: list[list[int]] = []
         for target in targets:
@@ -255,3 +257,15 @@ class Board:
         out.extend(found)
         out.append(cell)
         return True
+
+
+def square_numbers(board: Board) -> tuple[list[int], dict[int, int], np.ndarray]:
+    """The floor's cells in order, each cell's number, and each number's neighbours in the
+    four directions (-1 for a wall), as the compiled code takes them."""
+    cells = sorted(board.level.floor)
+    index = {cell: number for number, cell in enumerate(cells)}
+    neighbours = np.full((len(cells), 4), -1, np.int64)
+    for number, cell in enumerate(cells):
+        for direction, (_, offset) in enumerate(board.directions):
+            neighbours[number, direction] = index.get(cell + offset, -1)
+    return cells, index, neighbours

@@ -15,7 +15,7 @@ from collections.abc import Generator
 
 import numpy as np
 
-from webapp.games.sokoban.board import FAR, Board, cells_of, lowest_cell
+from webapp.games.sokoban.board import FAR, Board, cells_of, lowest_cell, square_numbers
 from webapp.games.sokoban.position import Position
 from webapp.games.sokoban.rooms import GoalRoom
 from webapp.search import Stop
@@ -34,18 +34,6 @@ PLAYER_BITS = 12
 #: What the search reports at each pause (solver.Pause) and how it ends (solver.Outcome).
 Pause = tuple[int, int, int, int, int, int]
 Outcome = tuple[list[int] | None, int, int]
-
-
-def square_numbers(board: Board) -> tuple[list[int], dict[int, int], np.ndarray]:
-    """The floor's cells in order, each cell's number, and each number's neighbours in the
-    four directions (-1 for a wall), as the compiled code takes them."""
-    cells = sorted(board.level.floor)
-    index = {cell: number for number, cell in enumerate(cells)}
-    neighbours = np.full((len(cells), 4), -1, np.int64)
-    for number, cell in enumerate(cells):
-        for direction, (_, offset) in enumerate(board.directions):
-            neighbours[number, direction] = index.get(cell + offset, -1)
-    return cells, index, neighbours
 
 
 def padded(rows: list, index: dict[int, int]) -> np.ndarray:
@@ -77,7 +65,7 @@ class CompiledSearch:
         novelty: bool = False,
         rooms: list[GoalRoom] | None = None,
         penalty: int = 0,
-        deadlocks: bool = False,
+        deadlocks: int = 0,
         towards: int | None = None,
         phases: list[list[int]] | None = None,
     ):
@@ -111,13 +99,23 @@ class CompiledSearch:
         # Goal rooms (kernels.search): each room goal that shuts others off, then those.
         pairs = [(goal, *cells_of(shut)) for room in rooms or [] for goal, shut in room.shuts]
         self.shuts = padded(pairs, index)
-        #: Forwards, the goals by phases of the packing order (packing.py), first first:
-        #: each goal not yet filled in that order counts ``penalty`` in the priority.
-        self.packing = bool(phases) and not reverse
-        self.phases = padded(phases if self.packing else [], index)
-        # Forwards for boxes on room goals that shut others off or for goals not yet filled
-        # in the packing order; backwards for the player shut out of the start's region.
-        self.penalty = int(penalty) if pairs or self.packing or reverse else 0
+        # Backwards for the player shut out of the start's region, forwards for boxes on room
+        # goals that shut others off.
+        self.penalty = int(penalty) if pairs or reverse else 0
+        #: Forwards, given the packing order's phases (packing.py, the first first): the plan
+        #: search (plan.py), ``plan`` the push distances to each goal with the boxes of
+        #: earlier phases frozen there as walls.
+        self.planned = bool(phases) and not reverse
+        if self.planned:
+            from webapp.games.sokoban.packing import plan_distances
+
+            assert phases is not None
+            table = plan_distances(board, phases)
+            self.plan = np.array([table[cell] for cell in cells], np.int64)
+            self.column_of = np.full(squares, -1, np.int64)
+            for column, goal in enumerate(board.goals):
+                self.column_of[index[goal]] = column
+        self.phases = padded(phases if self.planned else [], index)
         random = np.random.default_rng(0x50C0BA)
         self.box_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
         self.player_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
@@ -127,7 +125,7 @@ class CompiledSearch:
         #: Bound by the pushes to a position the backward search found (``towards``).
         self.aimed = towards is not None
         # Corral deadlocks (forwards, with PI-corrals): the test's arrays and verdict cache.
-        self.deadlocks = bool(deadlocks and corrals and not reverse)
+        self.deadlocks = int(deadlocks) if corrals and not reverse else 0
         self.scratch = kernels.corral_scratch(squares if self.deadlocks else 1)
         self.partner: CompiledSearch | None = None
         #: Set when the arrays are full: the search expands no more.
@@ -135,8 +133,9 @@ class CompiledSearch:
         width = self.width = (squares + 63) // 64
         boxes = len(position.boxes)
         # Bytes per stored position: its words, player, parent, push and depth, its hash,
-        # one open-list entry and (at most) four table slots.
-        per_state = 8 * width + 4 * 4 + 8 + 12 + 16
+        # one open-list entry (a heap's key and id, or the plan search's cost and bucket
+        # link) and (at most) four table slots.
+        per_state = 8 * width + 4 * 4 + 8 + (8 if self.planned else 12) + 16
         budget = (memory_mb or 2048) * share * 2**20
         capacity = max(4096, int(budget // per_state))
         self.capacity = capacity
@@ -147,8 +146,16 @@ class CompiledSearch:
         self.push = np.empty(capacity, np.int32)
         self.depth = np.empty(capacity, np.int32)
         self.hashes = np.empty(capacity, np.uint64)
-        self.heap_keys = np.empty(capacity, np.int64)
-        self.heap_ids = np.empty(capacity, np.int32)
+        heap = 1 if self.planned else capacity
+        self.heap_keys = np.empty(heap, np.int64)
+        self.heap_ids = np.empty(heap, np.int32)
+        if self.planned:
+            from webapp.games.sokoban import plan
+
+            self.plan_kernels = plan
+            self.cost = np.empty(capacity, np.int32)
+            self.links = np.empty(capacity, np.int32)
+            self.heads = np.zeros(plan.PLAN_BUCKETS, np.int32)
         self.table = np.zeros(TABLE_START, np.int32)
         self.counters = np.zeros(kernels.COUNTERS, np.int64)
         self.counters[kernels.MEET] = -1
@@ -203,6 +210,14 @@ class CompiledSearch:
                 counters[kernels.NEAREST_H] = h
                 counters[kernels.NEAREST] = state
             waiting = int(counters[kernels.WAITING])
+            if self.planned:
+                # The plan search's root waits in the last bucket, where the rover starts.
+                plan = self.plan_kernels
+                self.cost[state] = 0
+                bucket = plan.PLAN_BUCKETS - 1
+                counters[plan.LOWEST] = counters[plan.ROVER] = bucket
+                plan._put(self.heads, self.links, counters, state, bucket)
+                return
             self.heap_keys[waiting] = self.weight * h << kernels.PRIORITY_SHIFT | h
             self.heap_ids[waiting] = state
             counters[kernels.WAITING] = waiting + 1
@@ -286,11 +301,21 @@ class CompiledSearch:
         if self.partner is not None:
             partner = self.partner
             other = (partner.words, partner.player, partner.hashes, partner.table)
+        if self.planned:
+            return int(
+                self.plan_kernels.plan_search(
+                    self.neighbours, self.live, self.goal, self.distances, self.box_keys,
+                    self.player_keys, self.goal_squares, self.phases, self.column_of, self.plan,
+                    self.words, self.player, self.parent, self.push, self.depth, self.cost,
+                    self.hashes, self.table, self.heads, self.links, counters, *other,
+                    self.scratch, self.deadlocks, budget,
+                )
+            )  # fmt: skip
         return int(
             kernels.search(
                 self.neighbours, self.live, self.goal, self.distances, self.box_keys,
                 self.player_keys, self.goal_squares, self.seen, self.shuts, self.penalty,
-                self.phases, self.weight, self.corrals, self.reverse, self.words, self.player,
+                self.weight, self.corrals, self.reverse, self.words, self.player,
                 self.parent, self.push, self.depth, self.hashes, self.table, self.heap_keys,
                 self.heap_ids, counters, *other, self.target_words, self.target_player,
                 self.target_hash, self.scratch, self.deadlocks, budget,
@@ -299,7 +324,7 @@ class CompiledSearch:
 
     @property
     def filled(self) -> int:
-        """With ``phases``: the most goals any position queued so far has filled in the
+        """The plan search: the most goals any position queued so far has filled in the
         packing order (phase by phase)."""
         return int(self.counters[self.kernels.FILLED])
 

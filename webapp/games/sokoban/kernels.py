@@ -50,13 +50,13 @@ RUNNING, FOUND, EXHAUSTED, FULL = 0, 1, 2, 3
 #: Slots of the ``counters`` array that ``search`` keeps between calls.
 #: CLOSEST is the least h of any position queued so far: how near the search has come;
 #: NEAREST is the position with the least h plus SHUT_OUT when (backwards) its player cannot
-#: get back to the start's region, and NEAREST_H that sum. FILLED (given ``phases``): the
-#: most goals any position queued has filled in the packing order.
+#: get back to the start's region, and NEAREST_H that sum. FILLED (the plan search, plan.py):
+#: the most goals any position queued has filled in the packing order.
 (
     STORED, WAITING, EXPANDED, GENERATED, GOAL, LAST, DEPTH, MEET, CLOSEST, NEAREST, NEAREST_H,
     FILLED,
 ) = range(12)  # fmt: skip
-COUNTERS = 12
+COUNTERS = 16
 #: What a player shut out of the start's region adds to a backward position's h when the
 #: search picks its nearest position (NEAREST).
 SHUT_OUT = 3
@@ -90,6 +90,8 @@ def corral_scratch(squares: int) -> tuple:
         np.zeros(CORRAL_CACHE, np.uint64),  # verdict keys
         np.zeros(CORRAL_CACHE, np.int8),  # verdicts: 1 may open, 2 dead
         np.empty(4 * CORRAL_BOXES, np.int64),  # one position's pushes
+        np.empty(CORRAL_BOXES, np.int64),  # the fence boxes and the boxes touching them
+        np.zeros(squares, np.int64),  # which squares are in that group, by stamp
         np.zeros(3, np.int64),  # the tally
     )
 
@@ -277,6 +279,7 @@ def _corral_dead(
     first,
     fence,
     fences,
+    strict,
     start,
     neighbours,
     live,
@@ -288,18 +291,20 @@ def _corral_dead(
     scratch,
 ):  # pragma: no cover - compiled
     """True when the corral ``pocket`` (squares with ``label == pocket``, the lowest
-    ``first``) can never be opened: with its fence boxes alone on the board and the player
-    at ``start``, no pushes let the player into the corral or put every one of those boxes
-    on a goal.
+    ``first``) can never be opened: with its boxes (``fence``: the fence boxes and those
+    touching them, _touching) alone on the board and the player at ``start``, no pushes
+    get every one of those boxes out of the corral and its fence or onto a goal.
 
-    Taking the other boxes away only frees the player, so any solution of the real position,
-    with the other boxes' pushes left out, is a line of pushes here too, and it opens the
-    corral or ends with these boxes home; pushes onto dead squares and freezes off goals
-    are cut, as no solution makes them. The test visits at most CORRAL_STATES positions
-    (told apart by 64-bit keys); past that it gives no verdict. Verdicts are cached by the
-    fence boxes, the player's region and the corral."""
+    Taking other boxes away never makes a position harder, so any solution of the real
+    position, with the other boxes' pushes left out, is a line of pushes here too; a box
+    that leaves the corral and the squares the boxes stood on is taken off the board
+    there (it no longer holds anything in), and the line ends with the boxes left all on
+    goals. Pushes onto dead squares and freezes off goals are cut, as no solution makes
+    them. The test visits at most CORRAL_STATES positions (told apart by 64-bit keys);
+    past that it gives no verdict. Verdicts are cached by the boxes, the player's region
+    and the corral."""
     (board, mark, stack, assumed, states, players, seen, seen_test, cache_keys, cache_values,
-     pushes, tally) = scratch  # fmt: skip
+     pushes, _, member, tally) = scratch  # fmt: skip
     width = states.shape[1]
     if fences > width:
         return False
@@ -317,9 +322,13 @@ def _corral_dead(
         return cache_values[slot] == 2
     tally[CORRAL_GENERATION] += 1
     test = tally[CORRAL_GENERATION]
+    # The boxes' squares count as inside, with the corral.
+    tally[CORRAL_STAMP] += 1
+    inside = tally[CORRAL_STAMP]
     mask = np.uint64(seen.shape[0] - 1)
     for index in range(fences):
         board[fence[index]] = 0
+        member[fence[index]] = inside
         states[0, index] = fence[index]
     players[0] = low
     probe = key & mask
@@ -332,29 +341,34 @@ def _corral_dead(
     while top > 0 and verdict == 2:
         top -= 1
         home = 0
+        left = 0
         state_key = np.uint64(0)
         for index in range(fences):
             square = states[top, index]
             states[spare, index] = square
-            board[square] = 1
-            home += goal[square]
-            state_key ^= box_keys[square]
-        if home == fences:
+            if square >= 0:
+                board[square] = 1
+                home += goal[square]
+                left += 1
+                state_key ^= box_keys[square]
+        if home == left:
             verdict = 1
         else:
-            # Where the player goes; into the corral means it opens.
             tally[CORRAL_STAMP] += 1
             stamp = tally[CORRAL_STAMP]
             _reach(players[top], board, neighbours, mark, stamp, stack)
-            for square in range(neighbours.shape[0]):
-                if mark[square] == stamp and label[square] == pocket:
-                    verdict = 1
-                    break
+            if strict < 2:
+                for square in range(neighbours.shape[0]):
+                    if mark[square] == stamp and label[square] == pocket:
+                        verdict = 1
+                        break
         if verdict == 2:
             # The pushes, found before any child's reach overwrites the marks.
             moves = 0
             for index in range(fences):
                 box = states[spare, index]
+                if box < 0:
+                    continue
                 for direction in range(4):
                     target = neighbours[box, direction]
                     behind = neighbours[box, direction ^ 2]
@@ -369,15 +383,19 @@ def _corral_dead(
                 direction = pushes[move] & 3
                 box = states[spare, index]
                 target = neighbours[box, direction]
+                out = label[target] != pocket and member[target] != inside
                 board[box] = 0
-                board[target] = 1
-                if _frozen(target, board, neighbours, dead, goal, assumed) > 0:
-                    board[box] = 1
-                    board[target] = 0
-                    continue
+                if not out:
+                    board[target] = 1
+                    if _frozen(target, board, neighbours, dead, goal, assumed) > 0:
+                        board[box] = 1
+                        board[target] = 0
+                        continue
                 tally[CORRAL_STAMP] += 1
                 child_low = _reach(box, board, neighbours, mark, tally[CORRAL_STAMP], stack)
-                child_key = state_key ^ box_keys[box] ^ box_keys[target] ^ player_keys[child_low]
+                child_key = state_key ^ box_keys[box] ^ player_keys[child_low]
+                if not out:
+                    child_key ^= box_keys[target]
                 probe = child_key & mask
                 fresh = True
                 while seen_test[probe] == test:
@@ -394,7 +412,8 @@ def _corral_dead(
                         seen_test[probe] = test
                         for other in range(fences):
                             states[top, other] = states[spare, other]
-                        states[top, index] = target
+                        # A box that gets out is taken off the board.
+                        states[top, index] = -1 if out else target
                         players[top] = child_low
                         top += 1
                 board[box] = 1
@@ -402,12 +421,43 @@ def _corral_dead(
                 if verdict != 2:
                     break
         for index in range(fences):
-            board[states[spare, index]] = 0
+            if states[spare, index] >= 0:
+                board[states[spare, index]] = 0
     cache_keys[slot] = key
     cache_values[slot] = verdict
     if verdict == 2:
         tally[CORRAL_DEAD] += 1
     return verdict == 2
+
+
+@njit(cache=True)
+def _touching(fence, fences, occupied, neighbours, scratch):  # pragma: no cover - compiled
+    """The fence boxes and every box joined to them by a chain of boxes side by side, into
+    the scratch's group (at most CORRAL_BOXES; the fence alone when it is larger); how
+    many. A corral's test with those boxes too finds more dead corrals: a fence box held by
+    a box beside it can no longer get out of the way."""
+    (_, _, _, _, _, _, _, _, _, _, _, group, member, tally) = scratch
+    if fences > CORRAL_BOXES:
+        return fences  # too many for the test
+    tally[CORRAL_STAMP] += 1
+    stamp = tally[CORRAL_STAMP]
+    for index in range(fences):
+        group[index] = fence[index]
+        member[fence[index]] = stamp
+    count = fences
+    at = 0
+    while at < count:
+        box = group[at]
+        at += 1
+        for direction in range(4):
+            near = neighbours[box, direction]
+            if near >= 0 and occupied[near] and member[near] != stamp:
+                if count == CORRAL_BOXES:
+                    return count
+                member[near] = stamp
+                group[count] = near
+                count += 1
+    return count
 
 
 @njit(cache=True)
@@ -477,7 +527,8 @@ def _corral(
         if not (has_goal or off_goal):
             continue
         if deadlocks and _corral_dead(
-            pocket, first, fence, fences, player, neighbours, live, goal, dead, label, box_keys,
+            pocket, first, scratch[11], _touching(fence, fences, occupied, neighbours, scratch),
+            deadlocks, player, neighbours, live, goal, dead, label, box_keys,
             player_keys, scratch,
         ):  # fmt: skip
             return 0, next_label
@@ -610,6 +661,181 @@ def lookup(
 
 
 @njit(cache=True)
+def matching_arrays(boxes):  # pragma: no cover - compiled
+    """The arrays ``_match`` and ``_rematch`` work in, for up to ``boxes`` boxes: the
+    expanded position's potentials and owners, a child's copy of them, the child's boxes,
+    and the augmentation's own arrays."""
+    return (
+        np.zeros(boxes + 1, np.int64),
+        np.zeros(boxes + 1, np.int64),
+        np.zeros(boxes + 1, np.int64),
+        np.zeros(boxes + 1, np.int64),
+        np.zeros(boxes + 1, np.int64),
+        np.zeros(boxes + 1, np.int64),
+        np.empty(boxes, np.int64),
+        np.zeros(boxes + 1, np.int64),
+        np.empty(boxes + 1, np.int64),
+        np.empty(boxes + 1, np.bool_),
+    )
+
+
+@njit(cache=True, inline="always")
+def _match(distances, cells, count, arrays):  # pragma: no cover - compiled
+    """The full matching of the expanded position's boxes (``cells[:count]``), kept in
+    ``arrays`` for ``_rematch``."""
+    row_potential, column_potential, owner, _, _, _, _, via, slack, used = arrays
+    for column in range(count + 1):
+        row_potential[column] = 0
+        column_potential[column] = 0
+        owner[column] = 0
+    for line in range(1, count + 1):
+        _augment(distances, cells, count, row_potential, column_potential, owner, line, via,
+                 slack, used)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _rematch(distances, cells, count, row, target, arrays):  # pragma: no cover - compiled
+    """The matching bound of the child whose box ``row`` moved to ``target``: one
+    augmentation from the expanded position's matching (``_match``), as only that row
+    changed."""
+    (row_potential, column_potential, owner, child_rows, child_columns, child_owner,
+     child_cells, via, slack, used) = arrays  # fmt: skip
+    for column in range(count + 1):
+        child_rows[column] = row_potential[column]
+        child_columns[column] = column_potential[column]
+        child_owner[column] = owner[column]
+    for line in range(count):
+        child_cells[line] = cells[line]
+    child_cells[row] = target
+    freed = 1
+    while child_owner[freed] != row + 1:
+        freed += 1
+    child_owner[freed] = 0
+    best = INFINITE
+    for column in range(1, count + 1):
+        reduced = distances[target, column - 1] - child_columns[column]
+        if reduced < best:
+            best = reduced
+    child_rows[row + 1] = best
+    if distances[target, freed - 1] - child_columns[freed] == best:
+        child_owner[freed] = row + 1
+    else:
+        _augment(distances, child_cells, count, child_rows, child_columns, child_owner,
+                 row + 1, via, slack, used)  # fmt: skip
+    return _matching_total(distances, child_cells, count, child_owner)
+
+
+@njit(cache=True, inline="always")
+def _lay_out(words, state, occupied, cells, row_of, goal):  # pragma: no cover - compiled
+    """Put the boxes of ``state`` on ``occupied``, their squares into ``cells`` and each
+    one's row into ``row_of``; how many there are, and how many stand on goals."""
+    count = 0
+    on_goal = 0
+    for word in range(words.shape[1]):
+        bits = words[state, word]
+        square = word * 64
+        while bits:
+            if bits & np.uint64(1):
+                occupied[square] = 1
+                cells[count] = square
+                row_of[square] = count
+                count += 1
+                on_goal += goal[square]
+            bits >>= np.uint64(1)
+            square += 1
+    return count, on_goal
+
+
+@njit(cache=True, inline="always")
+def _pushes(cells, count, occupied, neighbours, live, mark, stamp, moves):  # pragma: no cover
+    """Every push the player (``mark == stamp``) can make, as ``row * 4 + direction``
+    into ``moves``, pushes onto dead squares left out; how many."""
+    found = 0
+    for row in range(count):
+        box = cells[row]
+        for direction in range(4):
+            target = neighbours[box, direction]
+            behind = neighbours[box, direction ^ 2]
+            if target < 0 or behind < 0 or not live[target] or occupied[target]:
+                continue
+            if mark[behind] != stamp:
+                continue
+            moves[found] = row * 4 + direction
+            found += 1
+    return found
+
+
+@njit(cache=True, inline="always")
+def _stuck(
+    target,
+    row,
+    box,
+    cells,
+    count,
+    occupied,
+    neighbours,
+    dead,
+    goal,
+    assumed,
+    goal_squares,
+    blocked,
+    stack,
+    walled,
+    walled_for,
+    box_keys,
+):  # pragma: no cover - compiled
+    """True when the box pushed from ``box`` to ``target`` (``occupied`` shows it there)
+    freezes off a goal, or freezes on one and so walls the other goals off
+    (``_goals_cut_off``)."""
+    stuck = _frozen(target, occupied, neighbours, dead, goal, assumed)
+    if stuck == 0:
+        cells[row] = target
+        if _goals_cut_off(
+            cells, count, occupied, neighbours, dead, goal, assumed, goal_squares, blocked,
+            stack, walled, walled_for, box_keys,
+        ):  # fmt: skip
+            stuck = 1
+        cells[row] = box
+    return stuck > 0
+
+
+@njit(cache=True, inline="always")
+def _store(
+    words,
+    player,
+    parent,
+    push,
+    depth,
+    hashes,
+    table,
+    counters,
+    query,
+    key_hash,
+    low,
+    state,
+    record,
+    steps,
+):  # pragma: no cover - compiled
+    """The new state for the position ``query`` (player's lowest square ``low``), reached
+    from ``state`` by ``record``, ``steps`` deep; -1 when the table already has it."""
+    found = _find(words, player, hashes, table, key_hash, query, low)
+    if found >= 0:
+        return -1
+    child = counters[STORED]
+    counters[STORED] = child + 1
+    table[-found - 1] = child + 1
+    for word in range(words.shape[1]):
+        words[child, word] = query[word]
+    player[child] = low
+    parent[child] = state
+    push[child] = record
+    depth[child] = steps
+    hashes[child] = key_hash
+    counters[GENERATED] += 1
+    return child
+
+
+@njit(cache=True)
 def search(
     neighbours,
     live,
@@ -621,7 +847,6 @@ def search(
     seen,
     shuts,
     penalty,
-    phases,
     weight,
     corrals,
     reverse,
@@ -650,9 +875,8 @@ def search(
     h the matching bound; ties by h, then first come; with novelty, ``seen`` of shape
     (bands, squares), novel children before all others; with ``penalty``, each box on a
     room goal that shuts off a goal still empty counts ``penalty`` more in h, for the order
-    only; ``shuts`` rows: the goal, then the goals it shuts off, padded with -1; given
-    ``phases`` (rows of goals, the packing order's first phase first), each goal not yet
-    filled in that order counts ``penalty`` instead): at most
+    only; ``shuts`` rows: the goal, then the goals it shuts off, padded with -1;
+    backwards, a player shut out of the start's region counts ``penalty``): at most
     ``budget`` expansions, then RUNNING; FOUND (the state in counters[GOAL]), EXHAUSTED
     when nothing is left to expand, FULL when the arrays are.
 
@@ -676,18 +900,9 @@ def search(
     stack = np.empty(squares, np.int64)
     boxes = distances.shape[1]
     cells = np.empty(boxes, np.int64)
-    child_cells = np.empty(boxes, np.int64)
     moves = np.empty(4 * boxes, np.int64)
     query = np.empty(width, np.uint64)
-    row_potential = np.zeros(boxes + 1, np.int64)
-    column_potential = np.zeros(boxes + 1, np.int64)
-    owner = np.zeros(boxes + 1, np.int64)
-    child_rows = np.zeros(boxes + 1, np.int64)
-    child_columns = np.zeros(boxes + 1, np.int64)
-    child_owner = np.zeros(boxes + 1, np.int64)
-    via = np.zeros(boxes + 1, np.int64)
-    slack = np.empty(boxes + 1, np.int64)
-    used = np.empty(boxes + 1, np.bool_)
+    matching = matching_arrays(boxes)
     label = np.zeros(squares, np.int64)
     fence_mark = np.zeros(squares, np.int64)
     fence = np.empty(boxes, np.int64)
@@ -713,21 +928,7 @@ def search(
         done += 1
         g = depth[state]
         counters[DEPTH] = g
-        # Lay the boxes out.
-        count = 0
-        on_goal = 0
-        for word in range(width):
-            bits = words[state, word]
-            square = word * 64
-            while bits:
-                if bits & np.uint64(1):
-                    occupied[square] = 1
-                    cells[count] = square
-                    row_of[square] = count
-                    count += 1
-                    on_goal += goal[square]
-                bits >>= np.uint64(1)
-                square += 1
+        count, on_goal = _lay_out(words, state, occupied, cells, row_of, goal)
         stamp += 1
         _reach(player[state], occupied, neighbours, mark, stamp, stack)
         moves_found = -1
@@ -754,18 +955,7 @@ def search(
             for index in range(moves_found):
                 moves[index] = row_of[corral_moves[index] >> 2] * 4 + (corral_moves[index] & 3)
         if moves_found < 0:
-            moves_found = 0
-            for row in range(count):
-                box = cells[row]
-                for direction in range(4):
-                    target = neighbours[box, direction]
-                    behind = neighbours[box, direction ^ 2]
-                    if target < 0 or behind < 0 or not live[target] or occupied[target]:
-                        continue
-                    if mark[behind] != stamp:
-                        continue
-                    moves[moves_found] = row * 4 + direction
-                    moves_found += 1
+            moves_found = _pushes(cells, count, occupied, neighbours, live, mark, stamp, moves)
         matched = False
         parent_hash = hashes[state] ^ player_keys[player[state]]
         for index in range(moves_found):
@@ -788,22 +978,14 @@ def search(
             query[box >> 6] ^= np.uint64(1) << np.uint64(box & 63)
             query[target >> 6] ^= np.uint64(1) << np.uint64(target & 63)
             key_hash = parent_hash ^ box_keys[box] ^ box_keys[target] ^ player_keys[low]
-            found = _find(words, player, hashes, table, key_hash, query, low)
-            if found >= 0:
+            child = _store(
+                words, player, parent, push, depth, hashes, table, counters, query, key_hash,
+                low, state, record, g + 1,
+            )  # fmt: skip
+            if child < 0:
                 occupied[box] = 1
                 occupied[target] = 0
                 continue
-            child = counters[STORED]
-            counters[STORED] = child + 1
-            table[-found - 1] = child + 1
-            for word in range(width):
-                words[child, word] = query[word]
-            player[child] = low
-            parent[child] = state
-            push[child] = record
-            depth[child] = g + 1
-            hashes[child] = key_hash
-            counters[GENERATED] += 1
             if reverse:
                 if key_hash == target_hash and low == target_player:
                     same = True
@@ -821,76 +1003,22 @@ def search(
                 counters[GOAL] = child
                 counters[MEET] = met
                 return FOUND
-            if not reverse:
-                stuck = _frozen(target, occupied, neighbours, dead, goal, assumed)
-                if stuck == 0:
-                    # Frozen on a goal: does it wall the other goals off?
-                    cells[row] = target
-                    if _goals_cut_off(
-                        cells, count, occupied, neighbours, dead, goal, assumed, goal_squares,
-                        blocked, stack, walled, walled_for, box_keys,
-                    ):  # fmt: skip
-                        stuck = 1
-                    cells[row] = box
-                if stuck > 0:
-                    occupied[box] = 1
-                    occupied[target] = 0
-                    continue
+            if not reverse and _stuck(
+                target, row, box, cells, count, occupied, neighbours, dead, goal, assumed,
+                goal_squares, blocked, stack, walled, walled_for, box_keys,
+            ):  # fmt: skip
+                occupied[box] = 1
+                occupied[target] = 0
+                continue
             if not matched:
-                for column in range(boxes + 1):
-                    row_potential[column] = 0
-                    column_potential[column] = 0
-                    owner[column] = 0
-                for line in range(1, count + 1):
-                    _augment(distances, cells, count, row_potential, column_potential, owner,
-                             line, via, slack, used)  # fmt: skip
+                _match(distances, cells, count, matching)
                 matched = True
-            # One augmentation from the parent's matching: only this box's row changed.
-            for column in range(count + 1):
-                child_rows[column] = row_potential[column]
-                child_columns[column] = column_potential[column]
-                child_owner[column] = owner[column]
-            for line in range(count):
-                child_cells[line] = cells[line]
-            child_cells[row] = target
-            freed = 1
-            while child_owner[freed] != row + 1:
-                freed += 1
-            child_owner[freed] = 0
-            best = INFINITE
-            for column in range(1, count + 1):
-                reduced = distances[target, column - 1] - child_columns[column]
-                if reduced < best:
-                    best = reduced
-            child_rows[row + 1] = best
-            if distances[target, freed - 1] - child_columns[freed] == best:
-                child_owner[freed] = row + 1
-            else:
-                _augment(distances, child_cells, count, child_rows, child_columns, child_owner,
-                         row + 1, via, slack, used)  # fmt: skip
-            h = _matching_total(distances, child_cells, count, child_owner)
+            h = _rematch(distances, cells, count, row, target, matching)
             # Backwards, the player shut out of the start's region: the boxes may be near
             # their start squares, but the last pulls cannot leave the player there.
             shut_out = 1 if reverse and mark[target_player] != stamp else 0
             misplaced = 0
-            if phases.shape[0] > 0:
-                # Goals not yet filled in the packing order, phase by phase.
-                misplaced = count
-                for phase in range(phases.shape[0]):
-                    whole = True
-                    for column in range(phases.shape[1]):
-                        square = phases[phase, column]
-                        if square < 0:
-                            break
-                        if occupied[square]:
-                            misplaced -= 1
-                        else:
-                            whole = False
-                    if not whole:
-                        break
-                if count - misplaced > counters[FILLED]:
-                    counters[FILLED] = count - misplaced
-            elif penalty > 0 and not reverse:
+            if penalty > 0 and not reverse:
                 # Boxes on room goals that shut off another goal still empty.
                 for pair in range(shuts.shape[0]):
                     if occupied[shuts[pair, 0]]:

@@ -7,8 +7,9 @@ box on a goal, a box that can be pulled out, the others still on theirs, to a sq
 box starts on, is one the forward solution may bring in last. ``packing_order`` works it out
 so, round by round: the boxes that can get out in a round leave the board together and their
 goals make one phase, the last not yet placed; goals whose boxes can never get out make the
-first. The forward search with ``Setting.packing`` (kernels.search) then counts the goals not
-yet filled in that order, phase by phase, in its priority: an order, not a cut.
+first. The plan search (plan.py) then fills the goals in that order above all, phase by
+phase: an order, not a cut. ``plan_distances`` gives it the push distances to each goal
+with the boxes of earlier phases, frozen there by then, as walls.
 
 One box's pulls (``pull_box``) are a breadth-first search over the box's square and the side
 of it the player stands on, the player's reach worked out afresh at each; it runs compiled,
@@ -20,8 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from webapp.games.sokoban.board import Board
-from webapp.games.sokoban.compiled import square_numbers
+from webapp.games.sokoban.board import Board, square_numbers
 from webapp.games.sokoban.kernels import _reach
 from webapp.games.sokoban.position import Position
 
@@ -137,3 +137,24 @@ def packing_order(board: Board, position: Position) -> list[list[int]]:
         phases.append(sorted(cells[goal] for goal in remaining))
     phases.reverse()
     return phases
+
+
+def plan_distances(board: Board, phases: list[list[int]]) -> list[tuple[int, ...]]:
+    """For each cell, the pushes taking a lone box from there to each goal (``board.goals``
+    order) when the goals of earlier phases hold boxes that are frozen there by then: those
+    boxes are walls (one pass in goal order drops any that is not frozen)."""
+    phase_of = {goal: number for number, phase in enumerate(phases) for goal in phase}
+    columns: dict[int, tuple[int, ...]] = {}
+    for number in range(len(phases)):
+        earlier = [goal for goal in board.goals if phase_of.get(goal, number) < number]
+        walls = 0
+        for goal in earlier:
+            walls |= 1 << goal
+        for goal in earlier:
+            if not board._frozen(walls, goal, 0, []):
+                walls &= ~(1 << goal)
+        table = board.distances_to(phases[number], walls)
+        for column, goal in enumerate(phases[number]):
+            columns[goal] = tuple(row[column] for row in table)
+    size = board.width * board.level.height
+    return [tuple(columns[goal][cell] for goal in board.goals) for cell in range(size)]

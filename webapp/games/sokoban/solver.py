@@ -319,22 +319,23 @@ class Setting:
     #: first (kernels.search).
     novelty: bool = False
     #: Compiled only: h units added to the priority forwards for each box on a room goal
-    #: that shuts off a goal still empty (``GoalRoom.shuts``, rooms.py), or with ``packing``
-    #: for each goal not yet filled in the packing order; backwards when the player cannot
-    #: get back to the start's region.
+    #: that shuts off a goal still empty (``GoalRoom.shuts``, rooms.py); backwards when the
+    #: player cannot get back to the start's region.
     penalty: int = 0
     #: Turns of TURN expansions this search takes each round.
     turns: int = 1
-    #: Compiled forwards only: a corral the player can never open makes a position dead
-    #: (kernels._corral_dead).
-    deadlocks: bool = False
+    #: Compiled forwards only: a corral that can never be opened makes a position dead
+    #: (kernels._corral_dead), 1 for the quick test (the player getting into the corral
+    #: counts as open), 2 for the strict one (its boxes must all get out or home).
+    deadlocks: int = 0
     #: Compiled forwards, bound by the pushes to the boxes of the nearest position the
     #: backward search has found rather than to the goals; it waits until that search has
     #: come within AIM_PULLS of the start, and starts again whenever it comes nearer.
     aimed: bool = False
-    #: Compiled forwards: the priority counts ``penalty`` for each goal not yet filled in
-    #: the packing order (packing.py), phase by phase, instead of for boxes on room goals.
-    packing: bool = False
+    #: Compiled forwards: the plan search (plan.py), greedy on the goals filled in the
+    #: packing order (packing.py) rather than by ``weight`` and ``penalty``, with the
+    #: strict corral test.
+    plan: bool = False
 
 
 #: Backwards, how much later a position whose player cannot get back to the start's region
@@ -343,6 +344,8 @@ class Setting:
 #: portfolios leave it out (the aimed search uses the same test only to pick its target).
 PLAYER_SHUT_OUT = 3
 BACKWARD = Setting(10, reverse=True, compiled=True, novelty=True)
+#: The fast solver's forward search: compiled, by g + 10 h, novel children first.
+FORWARD = Setting(10, macros=False, compiled=True, novelty=True)
 
 #: The fast solver's third member: once the backward search has come near the start, a
 #: forward search towards the nearest position it has found, where the two meet
@@ -350,24 +353,23 @@ BACKWARD = Setting(10, reverse=True, compiled=True, novelty=True)
 #: (XSokoban 11 and 21), while the backward search's nearest position is a few pushes away.
 #: It alone tests corrals (``deadlocks``): on the forward searches that cost XSokoban 55,
 #: whose room search then took another order.
-AIMED = Setting(10, macros=False, compiled=True, novelty=True, deadlocks=True, aimed=True)
+AIMED = Setting(10, macros=False, compiled=True, novelty=True, deadlocks=1, aimed=True)
 
-#: The fast solver's fourth member: forwards, nearly A* (weight 1), each goal not yet filled
-#: in the packing order (packing.py) counting 8 more in the priority. Where goals must be
-#: filled in order, it fills them so: in the portfolio it solves XSokoban 26, 65 and 68,
-#: which nothing else here does (43 too when alone with all the memory). It takes
-#: PACKING_SHARE of the memory: a quarter solved 43 but lost 16 to the others' smaller share.
-PACKED = Setting(1, macros=False, compiled=True, novelty=True, penalty=8, packing=True)
-PACKING_SHARE = 0.1
+#: The fast solver's fourth member: the plan search (plan.py), forwards, greedy on filling
+#: the goals in the packing order. It solves in milliseconds or not at all, so it takes the
+#: first turn and PLAN_SHARE of the memory; when its arrays are full it leaves the turns to
+#: the others.
+PLANNED = Setting(macros=False, compiled=True, plan=True, deadlocks=2)
+PLAN_SHARE = 0.1
 
 #: The fast solver's portfolio, run in turns: the forward search is stuck where goals must be
 #: filled in a certain order, the backward one where boxes must leave their starts in one, so
 #: taking turns solves more levels than either alone (Microban 93, 139 and 146 among them).
 PORTFOLIO = (
-    Setting(10, macros=False, compiled=True, novelty=True),
+    PLANNED,
+    FORWARD,
     BACKWARD,
     AIMED,
-    PACKED,
 )
 
 #: The portfolio where a box on a room goal can shut other goals off (rooms.py): the forward
@@ -375,10 +377,10 @@ PORTFOLIO = (
 #: turns to the backward search's one. On Microban 153 the plain portfolio parks a box at the
 #: foot of the goal column early and then searches millions of positions behind it.
 ROOM_PORTFOLIO = (
+    PLANNED,
     Setting(1, macros=False, compiled=True, novelty=True, penalty=40, turns=3),
     BACKWARD,
     AIMED,
-    PACKED,
 )
 
 #: How near (in pulls, by its bound) the backward search must come before an aimed search
@@ -664,13 +666,13 @@ def run_fast(
         forward: Parents | CompiledSearch = {}
         backward: Parents | CompiledSearch = {}
         first_forward = next(
-            (i for i, s in enumerate(chosen) if not (s.reverse or s.aimed or s.packing)), None
+            (i for i, s in enumerate(chosen) if not (s.reverse or s.aimed or s.plan)), None
         )
         first_backward = next((i for i, s in enumerate(chosen) if s.reverse), None)
         aiming = any(s.aimed for s in chosen)
-        packing = any(s.packing for s in chosen)
-        main = sum(s.compiled and not (s.aimed or s.packing) for s in chosen)
-        others = AIM_SHARE * aiming + PACKING_SHARE * packing
+        planning = any(s.plan for s in chosen)
+        main = sum(s.compiled and not (s.aimed or s.plan) for s in chosen)
+        others = AIM_SHARE * aiming + PLAN_SHARE * planning
         share = MEMORY_SHARE * (1 - others) / max(1, main)
 
         def aim(index: int, setting: Setting) -> Generator[Pause, None, Outcome]:
@@ -706,6 +708,25 @@ def run_fast(
                         run = None  # its arrays are full: wait for a nearer target
                 yield last
 
+        def alongside(compiled: CompiledSearch) -> Generator[Pause, None, Outcome]:
+            """A search beside the forward and backward ones (the plan search): it meets the
+            backward search once that has started, and when its arrays are full it idles,
+            leaving the others to go on."""
+            run = compiled.search(monitor.limits.nodes)
+            last = compiled.pause()
+            while True:
+                if compiled.partner is None and isinstance(backward, CompiledSearch):
+                    compiled.partner = backward
+                try:
+                    last = next(run)
+                except StopIteration as finished:
+                    return finished.value
+                except Stop:
+                    break
+                yield last
+            while True:
+                yield last
+
         def begin(index: int) -> Generator[Pause, None, Outcome]:
             nonlocal forward, backward
             setting = chosen[index]
@@ -714,19 +735,19 @@ def run_fast(
             if setting.compiled:
                 from webapp.games.sokoban.packing import packing_order  # numba, as compiled.py
 
-                phases = packing_order(board, position) if setting.packing else None
+                phases = packing_order(board, position) if setting.plan else None
                 compiled = compiled_runs[index] = CompiledSearch(
                     board, position, int(setting.weight), monitor.limits.memory_mb,
                     setting.corrals, setting.reverse,
-                    MEMORY_SHARE * PACKING_SHARE if setting.packing else share,
+                    MEMORY_SHARE * PLAN_SHARE if setting.plan else share,
                     setting.novelty,
                     rooms_for(setting)
-                    if setting.penalty and not (setting.reverse or setting.packing)
+                    if setting.penalty and not (setting.reverse or setting.plan)
                     else None,
                     setting.penalty, setting.deadlocks, phases=phases,
                 )  # fmt: skip
-                if setting.packing and isinstance(backward, CompiledSearch):
-                    compiled.partner = backward  # it meets the backward search too
+                if setting.plan:
+                    return alongside(compiled)
                 if index == first_forward:
                     forward = compiled
                 if index == first_backward:
@@ -786,7 +807,7 @@ def run_fast(
         return result
     # Unsolved: how near each compiled search came (what the bench reports for a miss).
     for compiled in compiled_runs.values():
-        if compiled.closest < FAR and not (compiled.aimed or compiled.packing):
+        if compiled.closest < FAR and not (compiled.aimed or compiled.planned):
             way = "backwards" if compiled.reverse else "forwards"
             result.extra.setdefault(f"closest {way}", compiled.closest)
     return result
@@ -802,7 +823,7 @@ def closest_note(searches: Iterable[CompiledSearch]) -> str:
     for search in searches:
         if search.closest >= FAR:
             continue
-        if search.packing:
+        if search.planned:
             parts.append(
                 f"filling the goals in the order they must be filled: {search.filled} of"
                 f" {len(search.goal_squares)} at best so far"

@@ -24,10 +24,12 @@ def warm_up() -> None:
     start = Position(level.player, level.boxes)
     search = CompiledSearch(board, start, 10, memory_mb=16)
     assert _start(board, start)[2] in search  # compiles the lookup
-    assert packing_order(board, start) == [sorted(level.goals)]  # compiles the pulls
-    running = search.search()
-    try:
-        while True:
-            next(running)
-    except StopIteration as finished:
-        assert finished.value[0]
+    phases = packing_order(board, start)  # compiles the pulls
+    assert phases == [sorted(level.goals)]
+    plan = CompiledSearch(board, start, 1, memory_mb=16, deadlocks=2, phases=phases)
+    for running in (search.search(), plan.search()):
+        try:
+            while True:
+                next(running)
+        except StopIteration as finished:
+            assert finished.value[0]

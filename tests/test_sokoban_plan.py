@@ -1,0 +1,156 @@
+"""The plan search (plan.py) and the strict corral test it runs (kernels._corral_dead)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tests.conftest import LEVELS
+from webapp.games.sokoban import GAME, kernels, solver
+from webapp.games.sokoban.board import Board
+from webapp.games.sokoban.compiled import CompiledSearch
+from webapp.games.sokoban.packing import packing_order, plan_distances
+from webapp.games.sokoban.solver import FORWARD, PLANNED, closest_note, lurd, run_fast
+from webapp.search import Limits, Monitor
+from webapp.solving import check_solution
+
+XSOKOBAN = GAME.parse((LEVELS / "sokoban" / "xsokoban.xsb").read_text())
+MICROBAN = GAME.parse((LEVELS / "sokoban" / "microban.xsb").read_text())
+
+
+def _plan_search(level, deadlocks: int = 2) -> CompiledSearch:
+    board, start = Board(level), GAME.start(level)
+    return CompiledSearch(
+        board, start, 1, 256, deadlocks=deadlocks, phases=packing_order(board, start)
+    )
+
+
+def test_the_plan_search_fills_a_goal_room_in_its_order_at_once() -> None:
+    # XSokoban 81: twelve goals in a room entered from one side, filled column by column
+    # from the far wall. The plan search solves it in about 550 expansions; the portfolio's
+    # forward search (g + 10 h, novelty) has not after 100 k.
+    level = XSOKOBAN[81 - 1]
+    start = GAME.start(level)
+    budget = Limits(seconds=None, nodes=100_000, memory_mb=None)
+    planned = run_fast(level, start, Monitor(budget), (PLANNED,))
+    assert planned.status == "solved" and planned.expanded < 2_000
+    assert check_solution(GAME, level, start, planned.moves) is None
+    assert run_fast(level, start, Monitor(budget), (FORWARD,)).status == "node-limit"
+
+
+def test_a_greedy_search_needs_the_strict_corral_test() -> None:
+    # The same level with the quick corral test (the player getting into a corral counts as
+    # opening it): the plan search walks into corrals that never open and works through all
+    # that follows them.
+    level = XSOKOBAN[81 - 1]
+    found = {}
+    for deadlocks in (2, 1):
+        search = _plan_search(level, deadlocks)
+        found[deadlocks] = search.run(100_000) == kernels.FOUND
+        if found[deadlocks]:
+            start = GAME.start(level)
+            moves = lurd(search.board, start, search.solution())
+            assert check_solution(GAME, level, start, moves) is None
+    assert found == {2: True, 1: False}
+
+
+def test_boxes_frozen_in_earlier_phases_lengthen_the_ways_to_later_goals() -> None:
+    # XSokoban 62: the plan search measures the way to each goal with the boxes of the
+    # phases before it, frozen there by then, as walls. They never shorten a way; the
+    # first phase's goals have none, and some later goals get further or out of reach.
+    level = XSOKOBAN[62 - 1]
+    board = Board(level)
+    phases = packing_order(board, GAME.start(level))
+    plan = plan_distances(board, phases)
+    columns = {goal: column for column, goal in enumerate(board.goals)}
+    longer = 0
+    for cell in level.floor:
+        for goal, column in columns.items():
+            assert plan[cell][column] >= board.distances[cell][column]
+            if goal in phases[0]:
+                assert plan[cell][column] == board.distances[cell][column]
+            longer += plan[cell][column] > board.distances[cell][column]
+    assert longer > 0
+
+
+#: Three goals down a dead end: only the far one can be filled first.
+DEAD_END = """\
+#######
+#@    #
+# $$$ #
+#     #
+### ###
+  #.#
+  #.#
+  #.#
+  ###"""
+
+
+def test_the_live_panel_says_how_many_goals_are_filled_in_order() -> None:
+    search = _plan_search(GAME.parse(DEAD_END)[0])
+    assert search.filled == 0
+    while search.run(1) == kernels.RUNNING:
+        pass
+    assert closest_note([search]) == (
+        "filling the goals in the order they must be filled: 2 of 3 at best so far"
+    )
+
+
+# A column between walls holds a box at its top; below it, a row of three boxes whose outer
+# two have walls above them. The three squares of the column between are a corral. Pushed
+# down, the top box lets the player in but can never get out below, where the middle box
+# blocks the way; pushed up, the middle box jams under the top one; the outer boxes move only
+# once the middle one has. The quick test counts the player getting in as opening it; the
+# strict one, with the boxes touching the fence, sees that the top box never gets out.
+COLUMN_JAM = """\
+#########
+#   @   #
+#  #$#  #
+#  # #  #
+#  # #  #
+#  # #  #
+#  $$$  #
+#  ...  #
+#  .    #
+#########"""
+
+
+def test_the_strict_corral_test_finds_a_jam_the_quick_one_lets_through() -> None:
+    level = GAME.parse(COLUMN_JAM)[0]
+    board, start = Board(level), GAME.start(level)
+    runs = {}
+    for deadlocks in (2, 1):
+        search = CompiledSearch(board, start, 10, 64, deadlocks=deadlocks)
+        search.run(1)
+        runs[deadlocks] = search.dead_corrals
+    assert runs == {2: 1, 1: 0}
+    # It is dead indeed: the search with no corral test runs dry.
+    proof = CompiledSearch(board, start, 10, 64)
+    assert proof.run(1_000_000) == kernels.EXHAUSTED
+
+
+def test_the_corral_test_takes_the_boxes_touching_the_fence() -> None:
+    level = GAME.parse(COLUMN_JAM)[0]
+    search = CompiledSearch(Board(level), GAME.start(level), 10, 64, deadlocks=2)
+    index, width = search.index, Board(level).width
+    occupied = np.zeros(len(search.cells), np.uint8)
+    for box in level.boxes:
+        occupied[index[box]] = 1
+    fence = np.array([index[2 * width + 4], index[6 * width + 4]], np.int64)
+    count = kernels._touching(fence, 2, occupied, search.neighbours, search.scratch)
+    group = {search.cells[square] for square in search.scratch[11][:count]}
+    assert group == set(level.boxes)
+
+
+def test_a_full_plan_search_leaves_the_turns_to_the_others(monkeypatch) -> None:
+    # With arrays for only 4,096 positions the plan search fills them on Microban 137 before
+    # it finds a solution; the portfolio goes on with the forward search, which solves it.
+    level = MICROBAN[137 - 1]
+    board, start = Board(level), GAME.start(level)
+    small = CompiledSearch(
+        board, start, 1, 2048, share=1e-9, deadlocks=2, phases=packing_order(board, start)
+    )
+    assert small.capacity == 4096 and small.run(100_000) == kernels.FULL
+    monkeypatch.setattr(solver, "PLAN_SHARE", 1e-9)
+    result = run_fast(level, start, Monitor(Limits(seconds=60)), (PLANNED, FORWARD))
+    assert result.status == "solved"
+    assert check_solution(GAME, level, start, result.moves) is None

@@ -1,0 +1,359 @@
+"""The plan search: forwards, greedy on filling the goals in the packing order.
+
+Where goals must be filled in an order (a goal room with one door, a dead end of goals), the
+matching bound cannot tell a good position from a hopeless one: it counts a box home as soon
+as it stands on any goal. The packing order (packing.py) says which goals come first. The
+plan search makes that order its first concern, as the packing-order search of YASS does:
+
+- **Score.** Each goal filled in the order (every goal of the phases already whole, and the
+  goals filled so far of the phase being filled) takes PLAN_GOAL off a position's score; then
+  come the pushes made so far, the boxes' distances to their nearest goals, and how far the
+  box just pushed is from the nearest empty goal of the phase being filled (NEAREST_WEIGHT a
+  push, by ``plan``: the push distances with the boxes of earlier phases that are frozen by
+  then as walls; UNREACHED when it cannot get to one).
+- **Pushes that bring a box nearer** an empty goal of that phase do not count: a box taken
+  to its goal in one go costs one push, however far it goes (``cost``).
+- **Dives.** A child no worse than its parent and than anything waiting is expanded next,
+  without queueing: the search follows a box while it gains. The pushed box's pushes come
+  first among the children.
+- **Corrals.** A push into a PI-corral keeps its parent's score when it would be worse:
+  opening the corral must come sooner or later, and it should not wait behind everything.
+- **Open list.** Buckets by score, last in first out; every PLAN_ESCAPE-th pick comes from a
+  rover that walks up the buckets, so a search that went wrong early still looks elsewhere.
+
+A greedy search walks into every deadlock its tests miss and then works through all that
+follows, so it runs the strict corral test (``kernels._corral_dead`` with ``strict``): a
+corral whose boxes, with those touching them, can never all get out or home ends the position.
+
+The rest is the fast solver's: the transposition table, dead squares, freeze deadlocks, goals
+walled off, PI-corral pruning, a matching bound that finds positions no matching can finish,
+and meeting the backward search's table. Every cut is sound, so a plan search that runs dry
+proves the level unsolvable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from webapp.games.sokoban.board import FAR
+from webapp.games.sokoban.kernels import (
+    CLOSEST,
+    DEPTH,
+    EXHAUSTED,
+    EXPANDED,
+    FILLED,
+    FOUND,
+    FULL,
+    GOAL,
+    LAST,
+    MEET,
+    RUNNING,
+    STORED,
+    WAITING,
+    _corral,
+    _find,
+    _lay_out,
+    _match,
+    _pushes,
+    _reach,
+    _rematch,
+    _store,
+    _stuck,
+    matching_arrays,
+)
+
+#: Buckets of the open list: scores are clamped into 0..PLAN_BUCKETS - 1.
+PLAN_BUCKETS = 1 << 15
+#: Every PLAN_ESCAPE-th pick comes from the rover bucket instead of the best one.
+PLAN_ESCAPE = 8
+#: What a goal filled in the packing order takes off the score.
+PLAN_GOAL = 32
+#: What each push between the box just pushed and the phase's nearest empty goal adds, and
+#: what it adds when that box can get to none of them.
+NEAREST_WEIGHT = 2
+UNREACHED = 8
+#: Slots of the counters array (kernels.COUNTERS) the open list keeps between calls: the
+#: lowest bucket that may hold a state, the rover's bucket, the picks so far, and the bucket
+#: of the last pick.
+LOWEST, ROVER, PICKS, PICKED = 12, 13, 14, 15
+
+
+@njit(cache=True)
+def progress(phases, occupied, count):  # pragma: no cover - compiled
+    """The goals not yet filled in the packing order, phase by phase (a phase counts once
+    all of its goals are filled), and the phase being filled (-1 when all are)."""
+    misplaced = count
+    for phase in range(phases.shape[0]):
+        whole = True
+        for column in range(phases.shape[1]):
+            square = phases[phase, column]
+            if square < 0:
+                break
+            if occupied[square]:
+                misplaced -= 1
+            else:
+                whole = False
+        if not whole:
+            return misplaced, phase
+    return misplaced, -1
+
+
+@njit(cache=True)
+def _take(heads, links, counters):  # pragma: no cover - compiled
+    """The next state to expand: the last one put in the lowest bucket, or every
+    PLAN_ESCAPE-th time the last one in the rover's next bucket up (the rover wraps round to
+    the lowest). Its bucket goes to counters[PICKED]."""
+    picks = counters[PICKS] + 1
+    counters[PICKS] = picks
+    bucket = counters[LOWEST]
+    while heads[bucket] == 0:
+        bucket += 1
+    counters[LOWEST] = bucket
+    if picks % PLAN_ESCAPE == 0:
+        rover = counters[ROVER] + 1
+        while rover < heads.shape[0] and heads[rover] == 0:
+            rover += 1
+        if rover >= heads.shape[0]:
+            rover = bucket
+        counters[ROVER] = rover
+        bucket = rover
+    state = heads[bucket] - 1
+    heads[bucket] = links[state]
+    counters[PICKED] = bucket
+    return state
+
+
+@njit(cache=True)
+def _put(heads, links, counters, state, bucket):  # pragma: no cover - compiled
+    links[state] = heads[bucket]
+    heads[bucket] = state + 1
+    if bucket < counters[LOWEST]:
+        counters[LOWEST] = bucket
+    counters[WAITING] += 1
+
+
+@njit(cache=True)
+def _lowest(heads, counters):  # pragma: no cover - compiled
+    """The lowest bucket that holds a state (the last bucket when none does)."""
+    lowest = counters[LOWEST]
+    while lowest < heads.shape[0] - 1 and heads[lowest] == 0:
+        lowest += 1
+    counters[LOWEST] = lowest
+    return lowest
+
+
+@njit(cache=True)
+def _plan_bonus(phases, phase, plan, column_of, occupied, box, target):  # pragma: no cover
+    """For the push of a box from ``box`` to ``target`` (``occupied`` after it), in the
+    phase being filled: 2 for each empty goal of the phase it brings the box nearer, 1 when
+    it lands on one; and the pushes left from ``target`` to the nearest empty one (0 when it
+    landed on one, FAR when it can reach none)."""
+    bonus = 0
+    nearest = FAR
+    for column in range(phases.shape[1]):
+        square = phases[phase, column]
+        if square < 0:
+            break
+        if square == target:
+            bonus += 1
+            nearest = 0
+        elif not occupied[square]:
+            far = plan[target, column_of[square]]
+            if far < nearest:
+                nearest = far
+            if far < plan[box, column_of[square]]:
+                bonus += 2
+    return bonus, nearest
+
+
+@njit(cache=True)
+def plan_search(
+    neighbours,
+    live,
+    goal,
+    distances,
+    box_keys,
+    player_keys,
+    goal_squares,
+    phases,
+    column_of,
+    plan,
+    words,
+    player,
+    parent,
+    push,
+    depth,
+    cost,
+    hashes,
+    table,
+    heads,
+    links,
+    counters,
+    other_words,
+    other_player,
+    other_hashes,
+    other_table,
+    scratch,
+    deadlocks,
+    budget,
+):  # pragma: no cover - compiled
+    """At most ``budget`` expansions of the plan search (this module's docstring), then
+    RUNNING; FOUND (the state in counters[GOAL], and in counters[MEET] the backward
+    search's state where the two met), EXHAUSTED when nothing is left to expand, FULL when
+    the arrays are. ``phases``: the packing order's goals by phase, the first phase first
+    (-1 padded); ``plan[square, column]`` the push distances to each goal with earlier
+    phases' frozen boxes as walls, ``column_of`` each goal square's column; ``cost`` the
+    pushes each state counts (those that brought no box nearer the plan's next goals);
+    ``heads`` and ``links`` the bucket lists (state + 1, 0 for none); ``deadlocks`` the
+    corral test's kind (kernels._corral_dead: 2 strict, 1 quick, 0 none)."""
+    squares = neighbours.shape[0]
+    width = words.shape[1]
+    capacity = words.shape[0]
+    occupied = np.zeros(squares, np.uint8)
+    assumed = np.zeros(squares, np.uint8)
+    dead = np.zeros(squares, np.uint8)
+    nearest_goal = np.empty(squares, np.int64)
+    for square in range(squares):
+        dead[square] = 1 - live[square]
+        nearest_goal[square] = FAR
+        for column in range(distances.shape[1]):
+            nearest_goal[square] = min(nearest_goal[square], distances[square, column])
+    mark = np.zeros(squares, np.int64)
+    stack = np.empty(squares, np.int64)
+    boxes = distances.shape[1]
+    cells = np.empty(boxes, np.int64)
+    moves = np.empty(4 * boxes, np.int64)
+    query = np.empty(width, np.uint64)
+    matching = matching_arrays(boxes)
+    label = np.zeros(squares, np.int64)
+    fence_mark = np.zeros(squares, np.int64)
+    fence = np.empty(boxes, np.int64)
+    corral_moves = np.empty(4 * boxes, np.int64)
+    candidate = np.empty(4 * boxes, np.int64)
+    row_of = np.zeros(squares, np.int64)
+    blocked = np.zeros(squares, np.uint8)
+    walled = np.empty((squares, boxes), np.int64)
+    walled_for = np.zeros(2, np.uint64)
+    top = heads.shape[0] - 1
+    diving = -1
+    dive_score = 0
+    next_label = 1
+    stamp = 0
+    done = 0
+    while done < budget:
+        if counters[WAITING] == 0 and diving < 0:
+            return EXHAUSTED
+        if counters[STORED] + 4 * boxes + 1 > capacity:
+            if diving >= 0:
+                _put(heads, links, counters, diving, dive_score)
+            return FULL
+        if diving >= 0:
+            state = diving
+            score = dive_score
+            diving = -1
+        else:
+            state = _take(heads, links, counters)
+            score = counters[PICKED]
+            counters[WAITING] -= 1
+        counters[EXPANDED] += 1
+        counters[LAST] = state
+        done += 1
+        counters[DEPTH] = depth[state]
+        count, on_goal = _lay_out(words, state, occupied, cells, row_of, goal)
+        stamp += 1
+        _reach(player[state], occupied, neighbours, mark, stamp, stack)
+        moves_found, next_label = _corral(
+            occupied, neighbours, live, goal, mark, stamp, label, fence_mark, next_label, stack,
+            fence, corral_moves, candidate, player[state], dead, box_keys, player_keys, scratch,
+            deadlocks,
+        )  # fmt: skip
+        cornered = moves_found >= 0
+        if cornered:
+            for index in range(moves_found):
+                moves[index] = row_of[corral_moves[index] >> 2] * 4 + (corral_moves[index] & 3)
+        else:
+            moves_found = _pushes(cells, count, occupied, neighbours, live, mark, stamp, moves)
+        if parent[state] >= 0:
+            # The box pushed last goes first.
+            last = neighbours[push[state] >> 2, push[state] & 3]
+            front = 0
+            for index in range(moves_found):
+                if cells[moves[index] >> 2] == last:
+                    moves[index], moves[front] = moves[front], moves[index]
+                    front += 1
+        simple = 0
+        for row in range(count):
+            simple += nearest_goal[cells[row]]
+        matched = False
+        parent_hash = hashes[state] ^ player_keys[player[state]]
+        for index in range(moves_found):
+            row = moves[index] >> 2
+            direction = moves[index] & 3
+            box = cells[row]
+            target = neighbours[box, direction]
+            occupied[box] = 0
+            occupied[target] = 1
+            stamp += 1
+            low = _reach(box, occupied, neighbours, mark, stamp, stack)
+            for word in range(width):
+                query[word] = words[state, word]
+            query[box >> 6] ^= np.uint64(1) << np.uint64(box & 63)
+            query[target >> 6] ^= np.uint64(1) << np.uint64(target & 63)
+            key_hash = parent_hash ^ box_keys[box] ^ box_keys[target] ^ player_keys[low]
+            child = _store(
+                words, player, parent, push, depth, hashes, table, counters, query, key_hash,
+                low, state, box * 4 + direction, depth[state] + 1,
+            )  # fmt: skip
+            if child < 0:
+                occupied[box] = 1
+                occupied[target] = 0
+                continue
+            if on_goal - goal[box] + goal[target] == count:
+                counters[GOAL] = child
+                return FOUND
+            met = _find(other_words, other_player, other_hashes, other_table, key_hash, query, low)
+            if met >= 0:
+                counters[GOAL] = child
+                counters[MEET] = met
+                return FOUND
+            if _stuck(
+                target, row, box, cells, count, occupied, neighbours, dead, goal, assumed,
+                goal_squares, blocked, stack, walled, walled_for, box_keys,
+            ):  # fmt: skip
+                occupied[box] = 1
+                occupied[target] = 0
+                continue
+            if not matched:
+                _match(distances, cells, count, matching)
+                matched = True
+            h = _rematch(distances, cells, count, row, target, matching)
+            misplaced, phase = progress(phases, occupied, count)
+            bonus, nearest = 0, FAR
+            if phase >= 0:
+                bonus, nearest = _plan_bonus(phases, phase, plan, column_of, occupied, box, target)
+            occupied[box] = 1
+            occupied[target] = 0
+            if h >= FAR:
+                continue
+            counters[CLOSEST] = min(counters[CLOSEST], h)
+            counters[FILLED] = max(counters[FILLED], count - misplaced)
+            cost[child] = cost[state] + (0 if bonus > 0 else 1)
+            worth = cost[state] + 1 + simple - nearest_goal[box] + nearest_goal[target]
+            worth += PLAN_GOAL * misplaced - bonus
+            worth += NEAREST_WEIGHT * (nearest + 1) if nearest < FAR else UNREACHED
+            bucket = min(max(worth, 0), top)
+            if cornered and bucket > score:
+                bucket = score
+            if diving < 0 and bucket <= score:
+                if counters[WAITING] == 0 or bucket <= _lowest(heads, counters):
+                    diving = child
+                    dive_score = bucket
+                    continue
+            _put(heads, links, counters, child, bucket)
+        for row in range(count):
+            occupied[cells[row]] = 0
+    if diving >= 0:
+        # The slice ends before the dive goes on: it waits with the others.
+        _put(heads, links, counters, diving, dive_score)
+    return RUNNING
