@@ -93,6 +93,13 @@ def test_the_live_panel_says_how_many_goals_are_filled_in_order() -> None:
     assert closest_note([search]) == (
         "filling the goals in the order they must be filled: 2 of 3 at best so far"
     )
+    level = GAME.parse(DEAD_END)[0]
+    board, start = Board(level), GAME.start(level)
+    phases = packing_order(board, start)
+    again = CompiledSearch(board, start, 1, 64, deadlocks=2, phases=phases, seed=2)
+    assert closest_note([again]).endswith(
+        " at best so far (started over 2 times, taking the boxes in another order)"
+    )
 
 
 # A column between walls holds a box at its top; below it, a row of three boxes whose outer
@@ -154,3 +161,32 @@ def test_a_full_plan_search_leaves_the_turns_to_the_others(monkeypatch) -> None:
     result = run_fast(level, start, Monitor(Limits(seconds=60)), (PLANNED, FORWARD))
     assert result.status == "solved"
     assert check_solution(GAME, level, start, result.moves) is None
+
+
+def test_a_plan_search_that_goes_wrong_starts_again_in_another_order() -> None:
+    # XSokoban 24: in the board's order the plan search has not solved it after 400 k
+    # expansions; started again after 100 k with the pushes in another order (seed 1) it
+    # solves it 76 k expansions later.
+    level = XSOKOBAN[24 - 1]
+    board, start = Board(level), GAME.start(level)
+    phases = packing_order(board, start)
+    first = CompiledSearch(board, start, 1, 2048, share=0.075, deadlocks=2, phases=phases)
+    assert first.run(400_000) == kernels.RUNNING
+    budget = Limits(seconds=None, nodes=300_000, memory_mb=None)
+    result = run_fast(level, start, Monitor(budget), (PLANNED,))
+    assert result.status == "solved" and 100_000 < result.expanded < 300_000
+    assert check_solution(GAME, level, start, result.moves) is None
+
+
+def test_the_plan_search_is_the_same_in_slices_of_any_size() -> None:
+    # A dive goes on from one slice to the next, so how the time is cut does not change
+    # which positions are expanded, nor the solution.
+    level = XSOKOBAN[81 - 1]
+    runs = []
+    for budget in (100_000, 7):
+        search = _plan_search(level)
+        while (status := search.run(budget)) == kernels.RUNNING:
+            pass
+        assert status == kernels.FOUND
+        runs.append((int(search.counters[kernels.EXPANDED]), search.solution()))
+    assert runs[0] == runs[1]

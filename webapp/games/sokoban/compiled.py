@@ -68,6 +68,7 @@ class CompiledSearch:
         deadlocks: int = 0,
         towards: int | None = None,
         phases: list[list[int]] | None = None,
+        seed: int = 0,
     ):
         from webapp.games.sokoban import kernels  # numba: loaded only when this search runs
 
@@ -116,6 +117,9 @@ class CompiledSearch:
             for column, goal in enumerate(board.goals):
                 self.column_of[index[goal]] = column
         self.phases = padded(phases if self.planned else [], index)
+        #: The plan search: 0 takes the pushes in the board's order (the box pushed last
+        #: first), any other seed in an order of its own (a restart, solver.run_fast).
+        self.seed = int(seed)
         random = np.random.default_rng(0x50C0BA)
         self.box_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
         self.player_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
@@ -308,7 +312,7 @@ class CompiledSearch:
                     self.player_keys, self.goal_squares, self.phases, self.column_of, self.plan,
                     self.words, self.player, self.parent, self.push, self.depth, self.cost,
                     self.hashes, self.table, self.heads, self.links, counters, *other,
-                    self.scratch, self.deadlocks, budget,
+                    self.scratch, self.deadlocks, self.seed, budget,
                 )
             )  # fmt: skip
         return int(

@@ -74,9 +74,9 @@ PLAN_GOAL = 32
 NEAREST_WEIGHT = 2
 UNREACHED = 8
 #: Slots of the counters array (kernels.COUNTERS) the open list keeps between calls: the
-#: lowest bucket that may hold a state, the rover's bucket, the picks so far, and the bucket
-#: of the last pick.
-LOWEST, ROVER, PICKS, PICKED = 12, 13, 14, 15
+#: lowest bucket that may hold a state, the rover's bucket, the picks so far, the bucket of
+#: the last pick, and the state a dive goes on with (+ 1; 0 for none) and its score.
+LOWEST, ROVER, PICKS, PICKED, DIVING, DIVE_SCORE = 12, 13, 14, 15, 16, 17
 
 
 @njit(cache=True)
@@ -196,6 +196,7 @@ def plan_search(
     other_table,
     scratch,
     deadlocks,
+    seed,
     budget,
 ):  # pragma: no cover - compiled
     """At most ``budget`` expansions of the plan search (this module's docstring), then
@@ -236,8 +237,10 @@ def plan_search(
     walled = np.empty((squares, boxes), np.int64)
     walled_for = np.zeros(2, np.uint64)
     top = heads.shape[0] - 1
-    diving = -1
-    dive_score = 0
+    # A dive goes on from one call to the next (counters[DIVING]), so slices of any size
+    # make the same search.
+    diving = counters[DIVING] - 1
+    dive_score = counters[DIVE_SCORE]
     next_label = 1
     stamp = 0
     done = 0
@@ -247,6 +250,7 @@ def plan_search(
         if counters[STORED] + 4 * boxes + 1 > capacity:
             if diving >= 0:
                 _put(heads, links, counters, diving, dive_score)
+                counters[DIVING] = 0
             return FULL
         if diving >= 0:
             state = diving
@@ -274,14 +278,23 @@ def plan_search(
                 moves[index] = row_of[corral_moves[index] >> 2] * 4 + (corral_moves[index] & 3)
         else:
             moves_found = _pushes(cells, count, occupied, neighbours, live, mark, stamp, moves)
+        front = 0
         if parent[state] >= 0:
             # The box pushed last goes first.
             last = neighbours[push[state] >> 2, push[state] & 3]
-            front = 0
             for index in range(moves_found):
                 if cells[moves[index] >> 2] == last:
                     moves[index], moves[front] = moves[front], moves[index]
                     front += 1
+        if seed != 0:
+            # The others in an order of their own for this run (a restart's seed).
+            mix = np.uint64(seed) ^ hashes[state]
+            for index in range(moves_found - 1, front, -1):
+                mix ^= mix << np.uint64(13)
+                mix ^= mix >> np.uint64(7)
+                mix ^= mix << np.uint64(17)
+                other = front + np.int64(mix % np.uint64(index - front + 1))
+                moves[index], moves[other] = moves[other], moves[index]
         simple = 0
         for row in range(count):
             simple += nearest_goal[cells[row]]
@@ -353,7 +366,6 @@ def plan_search(
             _put(heads, links, counters, child, bucket)
         for row in range(count):
             occupied[cells[row]] = 0
-    if diving >= 0:
-        # The slice ends before the dive goes on: it waits with the others.
-        _put(heads, links, counters, diving, dive_score)
+    counters[DIVING] = diving + 1
+    counters[DIVE_SCORE] = dive_score
     return RUNNING

@@ -361,6 +361,9 @@ AIMED = Setting(10, macros=False, compiled=True, novelty=True, deadlocks=1, aime
 #: the others.
 PLANNED = Setting(macros=False, compiled=True, plan=True, deadlocks=2)
 PLAN_SHARE = 0.1
+#: Expansions the plan search makes before it starts again with another order (half as many
+#: again at each start; run_fast's ``alongside``).
+RESTART = 100_000
 
 #: The fast solver's portfolio, run in turns: the forward search is stuck where goals must be
 #: filled in a certain order, the backward one where boxes must leave their starts in one, so
@@ -708,24 +711,35 @@ def run_fast(
                         run = None  # its arrays are full: wait for a nearer target
                 yield last
 
-        def alongside(compiled: CompiledSearch) -> Generator[Pause, None, Outcome]:
-            """A search beside the forward and backward ones (the plan search): it meets the
-            backward search once that has started, and when its arrays are full it idles,
-            leaving the others to go on."""
-            run = compiled.search(monitor.limits.nodes)
-            last = compiled.pause()
-            while True:
-                if compiled.partner is None and isinstance(backward, CompiledSearch):
-                    compiled.partner = backward
-                try:
-                    last = next(run)
-                except StopIteration as finished:
-                    return finished.value
-                except Stop:
-                    break
-                yield last
-            while True:
-                yield last
+        def alongside(make: Callable[[int], CompiledSearch]) -> Generator[Pause, None, Outcome]:
+            """The plan search beside the forward and backward ones: it meets the backward
+            search once that has started. A run that has made RESTART expansions (half as
+            many again each time) or filled its arrays without a solution makes way for a
+            new one (``make(seed)``) that takes the pushes of the boxes not pushed last in an
+            order of its own: a greedy search that went wrong early seldom comes back, and
+            another order often does not go wrong there."""
+            before = (0, 0)
+            allowance = RESTART
+            for seed in count():
+                compiled = make(seed)
+                run = compiled.search(allowance)  # slices end there: the same run any day
+                while True:
+                    if compiled.partner is None and isinstance(backward, CompiledSearch):
+                        compiled.partner = backward
+                    try:
+                        pause = next(run)
+                    except StopIteration as finished:
+                        pushes, expanded, generated = finished.value
+                        return pushes, before[0] + expanded, before[1] + generated
+                    except Stop:
+                        break
+                    yield (before[0] + pause[0], before[1] + pause[1], *pause[2:])
+                    if compiled.full or pause[0] >= allowance:
+                        break
+                done = compiled.pause()
+                before = (before[0] + done[0], before[1] + done[1])
+                allowance += allowance // 2
+            raise AssertionError("unreachable")
 
         def begin(index: int) -> Generator[Pause, None, Outcome]:
             nonlocal forward, backward
@@ -736,18 +750,23 @@ def run_fast(
                 from webapp.games.sokoban.packing import packing_order  # numba, as compiled.py
 
                 phases = packing_order(board, position) if setting.plan else None
+                if setting.plan:
+
+                    def make(seed: int) -> CompiledSearch:
+                        planned = compiled_runs[index] = CompiledSearch(
+                            board, position, 1, monitor.limits.memory_mb,
+                            share=MEMORY_SHARE * PLAN_SHARE, deadlocks=setting.deadlocks,
+                            phases=phases, seed=seed,
+                        )  # fmt: skip
+                        return planned
+
+                    return alongside(make)
                 compiled = compiled_runs[index] = CompiledSearch(
                     board, position, int(setting.weight), monitor.limits.memory_mb,
-                    setting.corrals, setting.reverse,
-                    MEMORY_SHARE * PLAN_SHARE if setting.plan else share,
-                    setting.novelty,
-                    rooms_for(setting)
-                    if setting.penalty and not (setting.reverse or setting.plan)
-                    else None,
-                    setting.penalty, setting.deadlocks, phases=phases,
+                    setting.corrals, setting.reverse, share, setting.novelty,
+                    rooms_for(setting) if setting.penalty and not setting.reverse else None,
+                    setting.penalty, setting.deadlocks,
                 )  # fmt: skip
-                if setting.plan:
-                    return alongside(compiled)
                 if index == first_forward:
                     forward = compiled
                 if index == first_backward:
@@ -824,9 +843,13 @@ def closest_note(searches: Iterable[CompiledSearch]) -> str:
         if search.closest >= FAR:
             continue
         if search.planned:
+            again = ""
+            if search.seed:
+                times = "once" if search.seed == 1 else f"{search.seed} times"
+                again = f" (started over {times}, taking the boxes in another order)"
             parts.append(
                 f"filling the goals in the order they must be filled: {search.filled} of"
-                f" {len(search.goal_squares)} at best so far"
+                f" {len(search.goal_squares)} at best so far{again}"
             )
         elif search.aimed:
             parts.append(f"heading for the nearest of those, {search.closest}+ pushes away")
