@@ -83,6 +83,8 @@ def run_ours(level: Level, algorithm: str, limits: Limits) -> Outcome:
     figures = {"expanded": result.expanded, "start h": start_h, **seen}
     figures["forwards"] = result.extra.get("closest forwards", "-")
     figures["backwards"] = result.extra.get("closest backwards", "-")
+    figures["plan"] = result.extra.get("plan filled", "-")
+    figures["plan runs"] = result.extra.get("plan runs", "-")
     if not result.solved:
         return Outcome(result.status, result.seconds, detail=result.error or "", figures=figures)
     counts = GAME.count(level, result.moves or [])
@@ -168,6 +170,7 @@ def describe(outcome: Outcome) -> str:
         text += (
             f" expanded {f['expanded']} open {f['frontier']} peak {f['rss']:.0f} MB"
             f" h {f['start h']}->{f['forwards']} back {f['backwards']}"
+            f" plan {f['plan']} in {f['plan runs']} runs"
         )
     elif f:
         text += f" expanded {f['expanded']}"

@@ -190,3 +190,20 @@ def test_the_plan_search_is_the_same_in_slices_of_any_size() -> None:
         assert status == kernels.FOUND
         runs.append((int(search.counters[kernels.EXPANDED]), search.solution()))
     assert runs[0] == runs[1]
+
+
+def test_a_miss_says_how_far_the_plan_search_got_over_all_its_runs() -> None:
+    # XSokoban 28: the first run stops at 100 k expansions with some goals filled in order;
+    # the second starts from none, yet what is reported is the best of both runs.
+    level = XSOKOBAN[28 - 1]
+    board, start = Board(level), GAME.start(level)
+    first = CompiledSearch(
+        board, start, 1, 2048, share=0.075, deadlocks=2, phases=packing_order(board, start)
+    )
+    assert first.run(solver.RESTART) == kernels.RUNNING
+    budget = Limits(seconds=None, nodes=solver.RESTART + 20_000, memory_mb=None)
+    result = run_fast(level, start, Monitor(budget), (PLANNED,))
+    assert not result.solved
+    filled, goals = map(int, result.extra["plan filled"].split("/"))
+    assert result.extra["plan runs"] == 2
+    assert goals == len(level.goals) and 0 < first.filled <= filled

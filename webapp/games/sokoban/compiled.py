@@ -120,6 +120,8 @@ class CompiledSearch:
         #: The plan search: 0 takes the pushes in the board's order (the box pushed last
         #: first), any other seed in an order of its own (a restart, solver.run_fast).
         self.seed = int(seed)
+        #: The plan search: the most goals the runs before this one filled (solver.run_fast).
+        self.filled_before = 0
         random = np.random.default_rng(0x50C0BA)
         self.box_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
         self.player_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
@@ -328,9 +330,9 @@ class CompiledSearch:
 
     @property
     def filled(self) -> int:
-        """The plan search: the most goals any position queued so far has filled in the
-        packing order (phase by phase)."""
-        return int(self.counters[self.kernels.FILLED])
+        """The plan search: the most goals any position queued so far, in this run or one
+        before it, has filled in the packing order (phase by phase)."""
+        return max(self.filled_before, int(self.counters[self.kernels.FILLED]))
 
     @property
     def closest(self) -> int:

@@ -720,8 +720,10 @@ def run_fast(
             another order often does not go wrong there."""
             before = (0, 0)
             allowance = RESTART
+            filled = 0
             for seed in count():
                 compiled = make(seed)
+                compiled.filled_before = filled
                 run = compiled.search(allowance)  # slices end there: the same run any day
                 while True:
                     if compiled.partner is None and isinstance(backward, CompiledSearch):
@@ -736,6 +738,7 @@ def run_fast(
                     yield (before[0] + pause[0], before[1] + pause[1], *pause[2:])
                     if compiled.full or pause[0] >= allowance:
                         break
+                filled = compiled.filled
                 done = compiled.pause()
                 before = (before[0] + done[0], before[1] + done[1])
                 allowance += allowance // 2
@@ -826,7 +829,10 @@ def run_fast(
         return result
     # Unsolved: how near each compiled search came (what the bench reports for a miss).
     for compiled in compiled_runs.values():
-        if compiled.closest < FAR and not (compiled.aimed or compiled.planned):
+        if compiled.planned:
+            result.extra["plan filled"] = f"{compiled.filled}/{len(compiled.goal_squares)}"
+            result.extra["plan runs"] = compiled.seed + 1
+        elif compiled.closest < FAR and not compiled.aimed:
             way = "backwards" if compiled.reverse else "forwards"
             result.extra.setdefault(f"closest {way}", compiled.closest)
     return result
