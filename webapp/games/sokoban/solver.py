@@ -363,7 +363,7 @@ PLANNED = Setting(macros=False, compiled=True, plan=True, deadlocks=2)
 PLAN_SHARE = 0.1
 #: Expansions the plan search makes before it starts again with another order (half as many
 #: again at each start; run_fast's ``alongside``).
-RESTART = 100_000
+RESTART = 40_000
 
 #: The fast solver's portfolio, run in turns: the forward search is stuck where goals must be
 #: filled in a certain order, the backward one where boxes must leave their starts in one, so
