@@ -165,8 +165,8 @@ def test_a_full_plan_search_leaves_the_turns_to_the_others(monkeypatch) -> None:
 
 def test_a_plan_search_that_goes_wrong_starts_again_in_another_order() -> None:
     # XSokoban 24: in the board's order the plan search has not solved it after 400 k
-    # expansions; started again after 100 k with the pushes in another order (seed 1) it
-    # solves it 76 k expansions later.
+    # expansions; started again after 40 k and 60 k more, each time with the pushes in
+    # another order, its third run (seed 2) solves it 38 k expansions in.
     level = XSOKOBAN[24 - 1]
     board, start = Board(level), GAME.start(level)
     phases = packing_order(board, start)
@@ -174,7 +174,7 @@ def test_a_plan_search_that_goes_wrong_starts_again_in_another_order() -> None:
     assert first.run(400_000) == kernels.RUNNING
     budget = Limits(seconds=None, nodes=300_000, memory_mb=None)
     result = run_fast(level, start, Monitor(budget), (PLANNED,))
-    assert result.status == "solved" and 100_000 < result.expanded < 300_000
+    assert result.status == "solved" and 100_000 < result.expanded < 190_000
     assert check_solution(GAME, level, start, result.moves) is None
 
 
@@ -193,7 +193,7 @@ def test_the_plan_search_is_the_same_in_slices_of_any_size() -> None:
 
 
 def test_a_miss_says_how_far_the_plan_search_got_over_all_its_runs() -> None:
-    # XSokoban 28: the first run stops at 100 k expansions with some goals filled in order;
+    # XSokoban 28: the first run stops at 40 k expansions with some goals filled in order;
     # the second starts from none, yet what is reported is the best of both runs.
     level = XSOKOBAN[28 - 1]
     board, start = Board(level), GAME.start(level)
