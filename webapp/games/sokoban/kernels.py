@@ -836,6 +836,40 @@ def _store(
 
 
 @njit(cache=True)
+def expansion_arrays(live, boxes, width):  # pragma: no cover - compiled
+    """The arrays a search (``search``, plan.plan_search) expands its positions in, for a
+    board of ``live.shape[0]`` squares, ``boxes`` boxes and ``width`` words a position:
+    the boxes on the board, the freeze test's assumptions, the dead squares, the reach's
+    marks and stack, the boxes' squares, the pushes, the child's words, the matching's
+    arrays, the corrals' labels, fence marks, fence and pushes, the candidate corral
+    pushes, each square's box row, and the goals-walled-off test's arrays."""
+    squares = live.shape[0]
+    dead = np.zeros(squares, np.uint8)
+    for square in range(squares):
+        dead[square] = 1 - live[square]
+    return (
+        np.zeros(squares, np.uint8),
+        np.zeros(squares, np.uint8),
+        dead,
+        np.zeros(squares, np.int64),
+        np.empty(squares, np.int64),
+        np.empty(boxes, np.int64),
+        np.empty(4 * boxes, np.int64),
+        np.empty(width, np.uint64),
+        matching_arrays(boxes),
+        np.zeros(squares, np.int64),
+        np.zeros(squares, np.int64),
+        np.empty(boxes, np.int64),
+        np.empty(4 * boxes, np.int64),
+        np.empty(4 * boxes, np.int64),
+        np.zeros(squares, np.int64),
+        np.zeros(squares, np.uint8),
+        np.empty((squares, boxes), np.int64),
+        np.zeros(2, np.uint64),
+    )
+
+
+@njit(cache=True)
 def search(
     neighbours,
     live,
@@ -888,30 +922,13 @@ def search(
     ``scratch`` kept between calls); both ways, positions no matching can finish. Every
     position generated is kept in ``table`` (open addressing, ids + 1) so none is expanded
     twice. A pull's record is the push that undoes it."""
-    squares = neighbours.shape[0]
     width = words.shape[1]
     capacity = words.shape[0]
-    occupied = np.zeros(squares, np.uint8)
-    assumed = np.zeros(squares, np.uint8)
-    dead = np.zeros(squares, np.uint8)
-    for square in range(squares):
-        dead[square] = 1 - live[square]
-    mark = np.zeros(squares, np.int64)
-    stack = np.empty(squares, np.int64)
     boxes = distances.shape[1]
-    cells = np.empty(boxes, np.int64)
-    moves = np.empty(4 * boxes, np.int64)
-    query = np.empty(width, np.uint64)
-    matching = matching_arrays(boxes)
-    label = np.zeros(squares, np.int64)
-    fence_mark = np.zeros(squares, np.int64)
-    fence = np.empty(boxes, np.int64)
-    corral_moves = np.empty(4 * boxes, np.int64)
-    candidate = np.empty(4 * boxes, np.int64)
-    row_of = np.zeros(squares, np.int64)
-    blocked = np.zeros(squares, np.uint8)
-    walled = np.empty((squares, boxes), np.int64)
-    walled_for = np.zeros(2, np.uint64)
+    (occupied, assumed, dead, mark, stack, cells, moves, query, matching, label, fence_mark,
+     fence, corral_moves, candidate, row_of, blocked, walled, walled_for) = expansion_arrays(
+        live, boxes, width
+    )  # fmt: skip
     next_label = 1
     stamp = 0
     done = 0
@@ -1017,7 +1034,7 @@ def search(
             # Backwards, the player shut out of the start's region: the boxes may be near
             # their start squares, but the last pulls cannot leave the player there.
             shut_out = 1 if reverse and mark[target_player] != stamp else 0
-            misplaced = 0
+            penalised = 0
             if penalty > 0 and not reverse:
                 # Boxes on room goals that shut off another goal still empty.
                 for pair in range(shuts.shape[0]):
@@ -1027,10 +1044,10 @@ def search(
                             if square < 0:
                                 break
                             if not occupied[square]:
-                                misplaced += 1
+                                penalised += 1
                                 break
             elif penalty > 0:
-                misplaced = shut_out
+                penalised = shut_out
             occupied[box] = 1
             occupied[target] = 0
             if h >= FAR:
@@ -1040,7 +1057,7 @@ def search(
             if h + SHUT_OUT * shut_out < counters[NEAREST_H]:
                 counters[NEAREST_H] = h + SHUT_OUT * shut_out
                 counters[NEAREST] = child
-            key = (g + 1 + weight * (h + penalty * misplaced)) << PRIORITY_SHIFT | h
+            key = (g + 1 + weight * (h + penalty * penalised)) << PRIORITY_SHIFT | h
             if seen.shape[0] > 1:
                 # Novelty: a child that puts a box, or the player, where no position of the
                 # same h has had one yet goes before every child that does not.

@@ -60,7 +60,7 @@ from webapp.games.sokoban.kernels import (
     _rematch,
     _store,
     _stuck,
-    matching_arrays,
+    expansion_arrays,
 )
 
 #: Buckets of the open list: scores are clamped into 0..PLAN_BUCKETS - 1.
@@ -211,31 +211,16 @@ def plan_search(
     squares = neighbours.shape[0]
     width = words.shape[1]
     capacity = words.shape[0]
-    occupied = np.zeros(squares, np.uint8)
-    assumed = np.zeros(squares, np.uint8)
-    dead = np.zeros(squares, np.uint8)
     nearest_goal = np.empty(squares, np.int64)
     for square in range(squares):
-        dead[square] = 1 - live[square]
         nearest_goal[square] = FAR
         for column in range(distances.shape[1]):
             nearest_goal[square] = min(nearest_goal[square], distances[square, column])
-    mark = np.zeros(squares, np.int64)
-    stack = np.empty(squares, np.int64)
     boxes = distances.shape[1]
-    cells = np.empty(boxes, np.int64)
-    moves = np.empty(4 * boxes, np.int64)
-    query = np.empty(width, np.uint64)
-    matching = matching_arrays(boxes)
-    label = np.zeros(squares, np.int64)
-    fence_mark = np.zeros(squares, np.int64)
-    fence = np.empty(boxes, np.int64)
-    corral_moves = np.empty(4 * boxes, np.int64)
-    candidate = np.empty(4 * boxes, np.int64)
-    row_of = np.zeros(squares, np.int64)
-    blocked = np.zeros(squares, np.uint8)
-    walled = np.empty((squares, boxes), np.int64)
-    walled_for = np.zeros(2, np.uint64)
+    (occupied, assumed, dead, mark, stack, cells, moves, query, matching, label, fence_mark,
+     fence, corral_moves, candidate, row_of, blocked, walled, walled_for) = expansion_arrays(
+        live, boxes, width
+    )  # fmt: skip
     top = heads.shape[0] - 1
     # A dive goes on from one call to the next (counters[DIVING]), so slices of any size
     # make the same search.
