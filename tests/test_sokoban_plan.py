@@ -165,7 +165,7 @@ def test_a_full_plan_search_leaves_the_turns_to_the_others(monkeypatch) -> None:
 
 def test_a_plan_search_that_goes_wrong_starts_again_in_another_order() -> None:
     # XSokoban 24: in the board's order the plan search has not solved it after 400 k
-    # expansions; started again after 40 k and 60 k more, each time with the pushes in
+    # expansions; started again after 45 k and 45 k more, each time with the pushes in
     # another order, its third run (seed 2) solves it 38 k expansions in.
     level = XSOKOBAN[24 - 1]
     board, start = Board(level), GAME.start(level)
@@ -207,3 +207,21 @@ def test_a_miss_says_how_far_the_plan_search_got_over_all_its_runs() -> None:
     filled, goals = map(int, result.extra["plan filled"].split("/"))
     assert result.extra["plan runs"] == 2
     assert goals == len(level.goals) and 0 < first.filled <= filled
+
+
+def test_runs_follow_lubys_sequence() -> None:
+    assert [solver.luby(run) for run in range(15)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
+
+
+def test_a_long_run_comes_back_among_the_short_ones() -> None:
+    # XSokoban 62: only a long run solves it (seed 2, about 80 k expansions in; no seed up to
+    # 9 does within 100 k in a short one), and Luby's sequence gives the third run twice the
+    # length: two runs of RESTART, then the solution. Runs growing by half each time would
+    # have taken 40 k + 60 k before it (180 k in all).
+    level = XSOKOBAN[62 - 1]
+    start = GAME.start(level)
+    budget = Limits(seconds=None, nodes=300_000, memory_mb=None)
+    result = run_fast(level, start, Monitor(budget), (PLANNED,))
+    assert result.status == "solved"
+    assert 2 * solver.RESTART + 75_000 < result.expanded < 2 * solver.RESTART + 85_000
+    assert check_solution(GAME, level, start, result.moves) is None
