@@ -380,6 +380,7 @@ def luby(run: int) -> int:
             return 1 << (bits - 1)
         term -= (1 << (bits - 1)) - 1
 
+
 #: The fast solver's portfolio, run in turns: the forward search is stuck where goals must be
 #: filled in a certain order, the backward one where boxes must leave their starts in one, so
 #: taking turns solves more levels than either alone (Microban 93, 139 and 146 among them).
@@ -728,9 +729,10 @@ def run_fast(
 
         def alongside(make: Callable[[int], CompiledSearch]) -> Generator[Pause, None, Outcome]:
             """The plan search beside the forward and backward ones: it meets the backward
-            search once that has started. A run that has made RESTART * luby(run) expansions
-            or filled its arrays without a solution makes way for a new one (``make(seed)``) that takes the pushes of the boxes not pushed last in an
-            order of its own: a greedy search that went wrong early seldom comes back, and
+            search once that has started. A run that has made RESTART * luby(run)
+            expansions or filled its arrays without a solution makes way for a new one
+            (``make(seed)``) that takes the pushes of the boxes not pushed last in an order
+            of its own: a greedy search that went wrong early seldom comes back, and
             another order often does not go wrong there."""
             before = (0, 0)
             filled = 0
