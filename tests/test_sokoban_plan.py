@@ -225,3 +225,43 @@ def test_a_long_run_comes_back_among_the_short_ones() -> None:
     assert result.status == "solved"
     assert 2 * solver.RESTART + 75_000 < result.expanded < 2 * solver.RESTART + 85_000
     assert check_solution(GAME, level, start, result.moves) is None
+
+
+def test_a_restart_takes_over_the_corral_verdicts_and_searches_the_same() -> None:
+    # A corral's verdict is a fact of the level, so a run given an earlier run's verdicts
+    # expands exactly what it would alone, with fewer corral tests of its own to make.
+    level = XSOKOBAN[40 - 1]
+    board, start = Board(level), GAME.start(level)
+    phases = packing_order(board, start)
+
+    def second_run(scratch):
+        search = CompiledSearch(
+            board, start, 1, 2048, share=0.075, deadlocks=2, phases=phases, seed=1,
+            scratch=scratch,
+        )  # fmt: skip
+        tests_before = int(search.scratch[-1][kernels.CORRAL_GENERATION])
+        assert search.run(20_000) == kernels.RUNNING
+        tests = int(search.scratch[-1][kernels.CORRAL_GENERATION]) - tests_before
+        return tests, search.filled, search.words[: int(search.counters[kernels.STORED])]
+
+    first = CompiledSearch(board, start, 1, 2048, share=0.075, deadlocks=2, phases=phases)
+    assert first.run(20_000) == kernels.RUNNING
+    alone, taken_over = second_run(None), second_run(first.scratch)
+    assert np.array_equal(alone[2], taken_over[2]) and alone[1] == taken_over[1]
+    assert taken_over[0] < alone[0]
+
+
+def test_the_plan_search_builds_its_corral_cache_once_over_its_runs(monkeypatch) -> None:
+    built = []
+    real = kernels.corral_scratch
+
+    def counted(squares: int) -> tuple:
+        built.append(squares)
+        return real(squares)
+
+    monkeypatch.setattr(kernels, "corral_scratch", counted)
+    level = XSOKOBAN[40 - 1]
+    budget = Limits(seconds=None, nodes=2 * solver.RESTART + 10_000, memory_mb=None)
+    result = run_fast(level, GAME.start(level), Monitor(budget), (PLANNED,))
+    assert not result.solved and result.extra["plan runs"] == 3
+    assert len(built) == 1

@@ -69,6 +69,7 @@ class CompiledSearch:
         towards: int | None = None,
         phases: list[list[int]] | None = None,
         seed: int = 0,
+        scratch: tuple | None = None,
     ):
         from webapp.games.sokoban import kernels  # numba: loaded only when this search runs
 
@@ -130,9 +131,13 @@ class CompiledSearch:
         self.reverse = reverse
         #: Bound by the pushes to a position the backward search found (``towards``).
         self.aimed = towards is not None
-        # Corral deadlocks (forwards, with PI-corrals): the test's arrays and verdict cache.
+        # Corral deadlocks (forwards, with PI-corrals): the test's arrays and verdict cache,
+        # ``scratch`` when given (an earlier search of the same level with the same test,
+        # whose verdicts hold here too).
         self.deadlocks = int(deadlocks) if corrals and not reverse else 0
-        self.scratch = kernels.corral_scratch(squares if self.deadlocks else 1)
+        if scratch is None:
+            scratch = kernels.corral_scratch(squares if self.deadlocks else 1)
+        self.scratch = scratch
         self.partner: CompiledSearch | None = None
         #: Set when the arrays are full: the search expands no more.
         self.full = False

@@ -771,10 +771,13 @@ def run_fast(
                 if setting.plan:
 
                     def make(seed: int) -> CompiledSearch:
+                        # A restart keeps the corral verdicts its runs have found so far.
+                        before = compiled_runs.get(index)
                         planned = compiled_runs[index] = CompiledSearch(
                             board, position, 1, monitor.limits.memory_mb,
                             share=MEMORY_SHARE * PLAN_SHARE, deadlocks=setting.deadlocks,
                             phases=phases, seed=seed,
+                            scratch=before.scratch if before is not None else None,
                         )  # fmt: skip
                         return planned
 
