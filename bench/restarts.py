@@ -1,6 +1,6 @@
 """The Sokoban plan search's restarts: which runs solve a level, and what each schedule costs.
 
-python bench/restarts.py [--levels 24,25,40,62] [--seeds 10] [--cap 100000]
+python bench/restarts.py [--levels 24,25,40,62] [--seeds 10] [--cap 100000] [--timed]
 
 The plan search alone (plan.py) is the same run for the same seed, however long it is let run
 (a run ends at exactly its allowance). So for each XSokoban level given, it runs seeds 0 to
@@ -10,12 +10,17 @@ the allowances of the runs before the first that solves within its own, plus tha
 expansions. The second table prints that cost for the schedule run_fast uses (RESTART times
 Luby's sequence) beside others, ">" where none of the seeds measured solves within its
 allowance. Expansions, not seconds: the table is the same on any machine.
+
+With ``--timed`` it only runs the plan search alone as run_fast runs it (its restarts one
+after another, each taking over the corral verdicts of the runs before it) and prints the
+seconds and expansions each level takes: the one table here that depends on the machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,6 +31,7 @@ from webapp.games.sokoban import GAME, kernels, solver  # noqa: E402
 from webapp.games.sokoban.board import Board  # noqa: E402
 from webapp.games.sokoban.compiled import MEMORY_SHARE, CompiledSearch  # noqa: E402
 from webapp.games.sokoban.packing import packing_order  # noqa: E402
+from webapp.search import Limits, Monitor  # noqa: E402
 
 XSOKOBAN = REPO / "levels" / "sokoban" / "xsokoban.xsb"
 
@@ -83,14 +89,31 @@ def cost(found: list[int | None], allowance: Callable[[int], int]) -> str:
     return "> " + thousands(spent)
 
 
+def timed(levels, numbers: list[int]) -> None:
+    """The plan search alone, restarts and all, as run_fast runs it: seconds and expansions."""
+    print("| level | solved | expansions | seconds |")
+    print("|---:|---|---:|---:|")
+    for number in numbers:
+        level = levels[number - 1]
+        monitor = Monitor(Limits(seconds=600, nodes=None, memory_mb=2048))
+        began = time.perf_counter()
+        result = solver.run_fast(level, GAME.start(level), monitor, (solver.PLANNED,))
+        seconds = time.perf_counter() - began
+        print(f"| {number} | {result.status} | {result.expanded:,} | {seconds:.2f} |")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", default="4,24,25,27,36,40,43,56,62,63,67,81")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--cap", type=int, default=100_000, help="expansions per seed")
+    parser.add_argument("--timed", action="store_true", help="seconds of run_fast's schedule")
     args = parser.parse_args(argv)
     levels = GAME.parse(XSOKOBAN.read_text())
     numbers = [int(part) for part in args.levels.split(",")]
+    if args.timed:
+        timed(levels, numbers)
+        return 0
     rows = {}
     for number in numbers:
         rows[number] = solved_at(levels[number - 1], args.seeds, args.cap)
