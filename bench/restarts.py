@@ -29,7 +29,6 @@ sys.path.insert(0, str(REPO))
 
 from webapp.games.sokoban import GAME, kernels, solver  # noqa: E402
 from webapp.games.sokoban.board import Board  # noqa: E402
-from webapp.games.sokoban.compiled import MEMORY_SHARE, CompiledSearch  # noqa: E402
 from webapp.games.sokoban.packing import packing_order  # noqa: E402
 from webapp.search import Limits, Monitor  # noqa: E402
 
@@ -42,10 +41,7 @@ def solved_at(level, seeds: int, cap: int) -> list[int | None]:
     phases = packing_order(board, start)
     found: list[int | None] = []
     for seed in range(seeds):
-        search = CompiledSearch(
-            board, start, 1, 2048, share=MEMORY_SHARE * solver.PLAN_SHARE,
-            deadlocks=solver.PLANNED.deadlocks, phases=phases, seed=seed,
-        )  # fmt: skip
+        search = solver.plan_run(board, start, 2048, phases, seed)
         status = search.run(cap)
         expanded = int(search.counters[kernels.EXPANDED])
         found.append(expanded if status == kernels.FOUND else None)
@@ -64,14 +60,16 @@ def growing(first: int) -> Callable[[int], int]:
     return allowance
 
 
+def luby_times(unit: int) -> Callable[[int], int]:
+    """Runs of ``unit`` expansions times Luby's sequence (run_fast's with RESTART)."""
+    return lambda run: unit * solver.luby(run)
+
+
 def schedules() -> dict[str, Callable[[int], int]]:
     return {
-        f"Luby x {solver.RESTART // 1000} k (run_fast)": lambda run: solver.RESTART
-        * solver.luby(run),
+        f"Luby x {solver.RESTART // 1000} k (run_fast)": luby_times(solver.RESTART),
         "growing by half from 40 k": growing(40_000),
-        "Luby x 20 k": lambda run: 20_000 * solver.luby(run),
-        "Luby x 30 k": lambda run: 30_000 * solver.luby(run),
-        "Luby x 40 k": lambda run: 40_000 * solver.luby(run),
+        **{f"Luby x {unit // 1000} k": luby_times(unit) for unit in (20_000, 30_000, 40_000)},
     }
 
 

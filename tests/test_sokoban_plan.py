@@ -170,7 +170,7 @@ def test_a_plan_search_that_goes_wrong_starts_again_in_another_order() -> None:
     level = XSOKOBAN[24 - 1]
     board, start = Board(level), GAME.start(level)
     phases = packing_order(board, start)
-    first = CompiledSearch(board, start, 1, 2048, share=0.075, deadlocks=2, phases=phases)
+    first = solver.plan_run(board, start, 2048, phases)
     assert first.run(400_000) == kernels.RUNNING
     budget = Limits(seconds=None, nodes=300_000, memory_mb=None)
     result = run_fast(level, start, Monitor(budget), (PLANNED,))
@@ -197,9 +197,7 @@ def test_a_miss_says_how_far_the_plan_search_got_over_all_its_runs() -> None:
     # the second starts from none, yet what is reported is the best of both runs.
     level = XSOKOBAN[28 - 1]
     board, start = Board(level), GAME.start(level)
-    first = CompiledSearch(
-        board, start, 1, 2048, share=0.075, deadlocks=2, phases=packing_order(board, start)
-    )
+    first = solver.plan_run(board, start, 2048, packing_order(board, start))
     assert first.run(solver.RESTART) == kernels.RUNNING
     budget = Limits(seconds=None, nodes=solver.RESTART + 20_000, memory_mb=None)
     result = run_fast(level, start, Monitor(budget), (PLANNED,))
@@ -235,16 +233,13 @@ def test_a_restart_takes_over_the_corral_verdicts_and_searches_the_same() -> Non
     phases = packing_order(board, start)
 
     def second_run(scratch):
-        search = CompiledSearch(
-            board, start, 1, 2048, share=0.075, deadlocks=2, phases=phases, seed=1,
-            scratch=scratch,
-        )  # fmt: skip
+        search = solver.plan_run(board, start, 2048, phases, seed=1, scratch=scratch)
         tests_before = int(search.scratch[-1][kernels.CORRAL_GENERATION])
         assert search.run(20_000) == kernels.RUNNING
         tests = int(search.scratch[-1][kernels.CORRAL_GENERATION]) - tests_before
         return tests, search.filled, search.words[: int(search.counters[kernels.STORED])]
 
-    first = CompiledSearch(board, start, 1, 2048, share=0.075, deadlocks=2, phases=phases)
+    first = solver.plan_run(board, start, 2048, phases)
     assert first.run(20_000) == kernels.RUNNING
     alone, taken_over = second_run(None), second_run(first.scratch)
     assert np.array_equal(alone[2], taken_over[2]) and alone[1] == taken_over[1]

@@ -366,6 +366,23 @@ PLAN_SHARE = 0.1
 RESTART = 45_000
 
 
+def plan_run(
+    board: Board,
+    position: Position,
+    memory_mb: int | None,
+    phases: list[list[int]],
+    seed: int = 0,
+    deadlocks: int = PLANNED.deadlocks,
+    scratch: tuple | None = None,
+) -> CompiledSearch:
+    """One run of the plan search as run_fast starts it: PLAN_SHARE of the memory, the
+    order ``seed``, and the corral verdicts of ``scratch`` (an earlier run's) when given."""
+    return CompiledSearch(
+        board, position, 1, memory_mb, share=MEMORY_SHARE * PLAN_SHARE, deadlocks=deadlocks,
+        phases=phases, seed=seed, scratch=scratch,
+    )  # fmt: skip
+
+
 def luby(run: int) -> int:
     """Luby's restart sequence 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, ... (``run`` from 0):
     when nothing says how long a run needs, runs of these lengths waste at most a log factor
@@ -773,11 +790,9 @@ def run_fast(
                     def make(seed: int) -> CompiledSearch:
                         # A restart keeps the corral verdicts its runs have found so far.
                         before = compiled_runs.get(index)
-                        planned = compiled_runs[index] = CompiledSearch(
-                            board, position, 1, monitor.limits.memory_mb,
-                            share=MEMORY_SHARE * PLAN_SHARE, deadlocks=setting.deadlocks,
-                            phases=phases, seed=seed,
-                            scratch=before.scratch if before is not None else None,
+                        planned = compiled_runs[index] = plan_run(
+                            board, position, monitor.limits.memory_mb, phases, seed,
+                            setting.deadlocks, before.scratch if before is not None else None,
                         )  # fmt: skip
                         return planned
 
