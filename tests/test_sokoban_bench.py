@@ -89,11 +89,17 @@ def test_side_by_side_table_counts_each_side(tmp_path, capsys):
 
 
 def test_a_schedule_costs_the_runs_before_the_one_that_solves() -> None:
-    # XSokoban 62 as measured: only seed 2 solves, 80,109 expansions in.
-    found = [None, None, 80_109, None]
+    # XSokoban 62 as measured: only seed 2 solves, 80,109 expansions in; the short runs of
+    # seeds 0, 1 and 3 stall where given.
+    seed = RESTARTS.Seed
+    found = [seed(None, 6_000), seed(None, 6_000), seed(80_109, 20_000), seed(None, 7_000)]
     named = RESTARTS.schedules()
-    assert RESTARTS.cost(found, named["growing by half from 40 k"]) == "180 k"  # 40 + 60 + 80
-    assert RESTARTS.cost(found, named["Luby x 45 k (run_fast)"]) == "170 k"  # 45 + 45 + 80
+    never = [seed(s.solved, None) for s in found]
+    assert RESTARTS.cost(never, named["growing by half from 40 k"]) == "180 k"  # 40 + 60 + 80
+    # Run_fast's: seeds 0 and 1 end where they stall; seed 2's run is a long one and goes on.
+    assert RESTARTS.cost(found, named["Luby x 45 k, short runs end stalled (run_fast)"]) == "92 k"
+    assert RESTARTS.cost(found, named["Luby x 45 k"]) == "170 k"  # 45 + 45 + 80
+    assert RESTARTS.cost(found, named["Luby x 45 k, every run ends stalled"]) == "> 39 k"
     # Runs of 20 k, 20 k, 40 k, 20 k: seed 2's run is too short.
-    assert RESTARTS.cost(found, named["Luby x 20 k"]) == "> 100 k"
-    assert RESTARTS.cost([607], named["Luby x 20 k"]) == "0.6 k"
+    assert RESTARTS.cost(never, named["Luby x 20 k"]) == "> 100 k"
+    assert RESTARTS.cost([seed(607, None)], named["Luby x 20 k"]) == "0.6 k"

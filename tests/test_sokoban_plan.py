@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests.conftest import LEVELS
-from webapp.games.sokoban import GAME, kernels, solver
+from webapp.games.sokoban import GAME, kernels, plan, solver
 from webapp.games.sokoban.board import Board
 from webapp.games.sokoban.compiled import CompiledSearch
 from webapp.games.sokoban.packing import packing_order, plan_distances
@@ -165,16 +165,18 @@ def test_a_full_plan_search_leaves_the_turns_to_the_others(monkeypatch) -> None:
 
 def test_a_plan_search_that_goes_wrong_starts_again_in_another_order() -> None:
     # XSokoban 24: in the board's order the plan search has not solved it after 400 k
-    # expansions; started again after 45 k and 45 k more, each time with the pushes in
-    # another order, its third run (seed 2) solves it 38 k expansions in.
+    # expansions; started again, each time with the pushes in another order, its third run
+    # (seed 2) solves it 38 k expansions in. The first two, short runs end where they stall,
+    # 6.0 k and 8.1 k in (runs of 45 k each: 128 k in all).
     level = XSOKOBAN[24 - 1]
     board, start = Board(level), GAME.start(level)
     phases = packing_order(board, start)
-    first = solver.plan_run(board, start, 2048, phases)
+    first = solver.plan_run(board, start, 2048, phases, stall=0)
     assert first.run(400_000) == kernels.RUNNING
     budget = Limits(seconds=None, nodes=300_000, memory_mb=None)
     result = run_fast(level, start, Monitor(budget), (PLANNED,))
-    assert result.status == "solved" and 100_000 < result.expanded < 190_000
+    assert result.status == "solved" and 45_000 < result.expanded < 60_000
+    assert result.extra.get("plan runs") is None  # solved: no miss to report
     assert check_solution(GAME, level, start, result.moves) is None
 
 
@@ -198,12 +200,12 @@ def test_a_miss_says_how_far_the_plan_search_got_over_all_its_runs() -> None:
     level = XSOKOBAN[28 - 1]
     board, start = Board(level), GAME.start(level)
     first = solver.plan_run(board, start, 2048, packing_order(board, start))
-    assert first.run(solver.RESTART) == kernels.RUNNING
+    assert first.run(solver.RESTART) in (kernels.RUNNING, plan.STALLED)
     budget = Limits(seconds=None, nodes=solver.RESTART + 20_000, memory_mb=None)
     result = run_fast(level, start, Monitor(budget), (PLANNED,))
     assert not result.solved
     filled, goals = map(int, result.extra["plan filled"].split("/"))
-    assert result.extra["plan runs"] == 2
+    assert result.extra["plan runs"] >= 2
     assert goals == len(level.goals) and 0 < first.filled <= filled
 
 
@@ -214,15 +216,46 @@ def test_runs_follow_lubys_sequence() -> None:
 def test_a_long_run_comes_back_among_the_short_ones() -> None:
     # XSokoban 62: only a long run solves it (seed 2, about 80 k expansions in; no seed up to
     # 9 does within 100 k in a short one), and Luby's sequence gives the third run twice the
-    # length: two runs of RESTART, then the solution. Runs growing by half each time would
-    # have taken 40 k + 60 k before it (180 k in all).
+    # length and no end where it stalls: the two short runs before it end where they stall,
+    # then the third solves it. Two whole short runs would have cost 2 * RESTART, and runs
+    # growing by half each time 40 k + 60 k before it (180 k in all).
     level = XSOKOBAN[62 - 1]
-    start = GAME.start(level)
+    board, start = Board(level), GAME.start(level)
+    phases = packing_order(board, start)
+    stalled = []
+    for seed in (0, 1):
+        short = solver.plan_run(board, start, 2048, phases, seed)
+        assert short.run(solver.RESTART) == plan.STALLED
+        stalled.append(int(short.counters[kernels.EXPANDED]))
+    assert solver.plan_run(board, start, 2048, phases, 2).stall == 0
     budget = Limits(seconds=None, nodes=300_000, memory_mb=None)
     result = run_fast(level, start, Monitor(budget), (PLANNED,))
     assert result.status == "solved"
-    assert 2 * solver.RESTART + 75_000 < result.expanded < 2 * solver.RESTART + 85_000
+    assert sum(stalled) + 75_000 < result.expanded < sum(stalled) + 85_000
+    assert sum(stalled) < solver.RESTART // 2  # two whole short runs: 2 * RESTART
     assert check_solution(GAME, level, start, result.moves) is None
+
+
+def test_a_run_stalls_where_it_has_gone_stall_expansions_without_filling_more() -> None:
+    # The plan search keeps the expansions at which the most goals filled in order last rose;
+    # with ``stall`` it ends STALL expansions later, and it can be made to go on from there:
+    # the same positions as a run that never stalls.
+    level = XSOKOBAN[40 - 1]
+    board, start = Board(level), GAME.start(level)
+    phases = packing_order(board, start)
+    stalling = solver.plan_run(board, start, 2048, phases, stall=2_000)
+    assert stalling.run(solver.RESTART) == plan.STALLED
+    counters = stalling.counters
+    expanded = int(counters[kernels.EXPANDED])
+    assert expanded - int(counters[plan.FILLED_AT]) == 2_000 and stalling.filled > 0
+    assert stalling.run(1_000) == plan.STALLED and counters[kernels.EXPANDED] == expanded
+    stalling.stall = 0
+    assert stalling.run(3_000) == kernels.RUNNING
+    steady = solver.plan_run(board, start, 2048, phases, stall=0)
+    assert steady.run(expanded + 3_000) == kernels.RUNNING
+    stored = int(steady.counters[kernels.STORED])
+    assert int(counters[kernels.STORED]) == stored
+    assert np.array_equal(stalling.words[:stored], steady.words[:stored])
 
 
 def test_a_restart_takes_over_the_corral_verdicts_and_searches_the_same() -> None:
@@ -233,13 +266,13 @@ def test_a_restart_takes_over_the_corral_verdicts_and_searches_the_same() -> Non
     phases = packing_order(board, start)
 
     def second_run(scratch):
-        search = solver.plan_run(board, start, 2048, phases, seed=1, scratch=scratch)
+        search = solver.plan_run(board, start, 2048, phases, seed=1, scratch=scratch, stall=0)
         tests_before = int(search.scratch[-1][kernels.CORRAL_GENERATION])
         assert search.run(20_000) == kernels.RUNNING
         tests = int(search.scratch[-1][kernels.CORRAL_GENERATION]) - tests_before
         return tests, search.filled, search.words[: int(search.counters[kernels.STORED])]
 
-    first = solver.plan_run(board, start, 2048, phases)
+    first = solver.plan_run(board, start, 2048, phases, stall=0)
     assert first.run(20_000) == kernels.RUNNING
     alone, taken_over = second_run(None), second_run(first.scratch)
     assert np.array_equal(alone[2], taken_over[2]) and alone[1] == taken_over[1]
@@ -258,5 +291,5 @@ def test_the_plan_search_builds_its_corral_cache_once_over_its_runs(monkeypatch)
     level = XSOKOBAN[40 - 1]
     budget = Limits(seconds=None, nodes=2 * solver.RESTART + 10_000, memory_mb=None)
     result = run_fast(level, GAME.start(level), Monitor(budget), (PLANNED,))
-    assert not result.solved and result.extra["plan runs"] == 3
+    assert not result.solved and result.extra["plan runs"] >= 3
     assert len(built) == 1

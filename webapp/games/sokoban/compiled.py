@@ -70,6 +70,7 @@ class CompiledSearch:
         phases: list[list[int]] | None = None,
         seed: int = 0,
         scratch: tuple | None = None,
+        stall: int = 0,
     ):
         from webapp.games.sokoban import kernels  # numba: loaded only when this search runs
 
@@ -123,6 +124,10 @@ class CompiledSearch:
         self.seed = int(seed)
         #: The plan search: the most goals the runs before this one filled (solver.run_fast).
         self.filled_before = 0
+        #: The plan search: stop (``stalled``) after this many expansions without a position
+        #: filling more goals in order than any before it; 0 never (plan.plan_search).
+        self.stall = int(stall)
+        self.stalled = False
         random = np.random.default_rng(0x50C0BA)
         self.box_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
         self.player_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
@@ -319,7 +324,7 @@ class CompiledSearch:
                     self.player_keys, self.goal_squares, self.phases, self.column_of, self.plan,
                     self.words, self.player, self.parent, self.push, self.depth, self.cost,
                     self.hashes, self.table, self.heads, self.links, counters, *other,
-                    self.scratch, self.deadlocks, self.seed, budget,
+                    self.scratch, self.deadlocks, self.seed, self.stall, budget,
                 )
             )  # fmt: skip
         return int(
@@ -372,7 +377,8 @@ class CompiledSearch:
         """Run in slices of about SLICE_SECONDS, pausing after each; ends with the pushes of a
         solution, or None when the whole space is exhausted. When the arrays are full it
         stops expanding but keeps pausing while its partner runs, which can still meet it;
-        with no partner running it raises Stop("memory-limit")."""
+        with no partner running it raises Stop("memory-limit"). A plan search that stalls
+        (``stall``) sets ``stalled`` and pauses without expanding more."""
         kernels = self.kernels
         budget = 64
         while True:
@@ -386,7 +392,10 @@ class CompiledSearch:
                 return self.solution(), expanded, generated
             if status == kernels.EXHAUSTED:
                 return None, expanded, generated
-            if status == kernels.FULL:
+            if self.planned and status == self.plan_kernels.STALLED:
+                # The caller ends the run (solver.run_fast); called again, it stays so.
+                self.stalled = True
+            elif status == kernels.FULL:
                 self.full = True
                 while self.partner is not None and not self.partner.full:
                     yield self.pause()

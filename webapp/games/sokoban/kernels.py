@@ -56,7 +56,7 @@ RUNNING, FOUND, EXHAUSTED, FULL = 0, 1, 2, 3
     STORED, WAITING, EXPANDED, GENERATED, GOAL, LAST, DEPTH, MEET, CLOSEST, NEAREST, NEAREST_H,
     FILLED,
 ) = range(12)  # fmt: skip
-COUNTERS = 18
+COUNTERS = 19
 #: What a player shut out of the start's region adds to a backward position's h when the
 #: search picks its nearest position (NEAREST).
 SHUT_OUT = 3

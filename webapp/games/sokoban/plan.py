@@ -75,8 +75,12 @@ NEAREST_WEIGHT = 2
 UNREACHED = 8
 #: Slots of the counters array (kernels.COUNTERS) the open list keeps between calls: the
 #: lowest bucket that may hold a state, the rover's bucket, the picks so far, the bucket of
-#: the last pick, and the state a dive goes on with (+ 1; 0 for none) and its score.
-LOWEST, ROVER, PICKS, PICKED, DIVING, DIVE_SCORE = 12, 13, 14, 15, 16, 17
+#: the last pick, and the state a dive goes on with (+ 1; 0 for none) and its score; then
+#: the expansions made when the most goals filled in order (kernels.FILLED) last rose.
+LOWEST, ROVER, PICKS, PICKED, DIVING, DIVE_SCORE, FILLED_AT = 12, 13, 14, 15, 16, 17, 18
+#: What ``plan_search`` returns, besides kernels' statuses, when it has made ``stall``
+#: expansions since a position filled more goals in order than any before it.
+STALLED = 4
 
 
 @njit(cache=True)
@@ -197,6 +201,7 @@ def plan_search(
     scratch,
     deadlocks,
     seed,
+    stall,
     budget,
 ):  # pragma: no cover - compiled
     """At most ``budget`` expansions of the plan search (this module's docstring), then
@@ -207,7 +212,9 @@ def plan_search(
     phases' frozen boxes as walls, ``column_of`` each goal square's column; ``cost`` the
     pushes each state counts (those that brought no box nearer the plan's next goals);
     ``heads`` and ``links`` the bucket lists (state + 1, 0 for none); ``deadlocks`` the
-    corral test's kind (kernels._corral_dead: 2 strict, 1 quick, 0 none)."""
+    corral test's kind (kernels._corral_dead: 2 strict, 1 quick, 0 none); with ``stall``
+    above 0, STALLED once that many expansions have gone by without a position filling
+    more goals in order than any before it (it may be called again to go on)."""
     squares = neighbours.shape[0]
     width = words.shape[1]
     capacity = words.shape[0]
@@ -230,6 +237,10 @@ def plan_search(
     stamp = 0
     done = 0
     while done < budget:
+        if stall > 0 and counters[EXPANDED] - counters[FILLED_AT] >= stall:
+            counters[DIVING] = diving + 1
+            counters[DIVE_SCORE] = dive_score
+            return STALLED
         if counters[WAITING] == 0 and diving < 0:
             return EXHAUSTED
         if counters[STORED] + 4 * boxes + 1 > capacity:
@@ -335,7 +346,9 @@ def plan_search(
             if h >= FAR:
                 continue
             counters[CLOSEST] = min(counters[CLOSEST], h)
-            counters[FILLED] = max(counters[FILLED], count - misplaced)
+            if count - misplaced > counters[FILLED]:
+                counters[FILLED] = count - misplaced
+                counters[FILLED_AT] = counters[EXPANDED]
             cost[child] = cost[state] + (0 if bonus > 0 else 1)
             worth = cost[state] + 1 + simple - nearest_goal[box] + nearest_goal[target]
             worth += PLAN_GOAL * misplaced - bonus

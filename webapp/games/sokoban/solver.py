@@ -364,6 +364,11 @@ PLAN_SHARE = 0.1
 #: Expansions the plan search makes before it starts again with another order, times
 #: ``luby(run)`` (run_fast's ``alongside``).
 RESTART = 45_000
+#: A short run (``luby(run) == 1``) ends sooner when it has made this many expansions
+#: without a position filling more goals in order than any before it: it is not the lucky
+#: order. Long runs keep their whole allowance, as some levels are solved only after such
+#: a wait (XSokoban 62 and 67).
+STALL = 5_000
 
 
 def plan_run(
@@ -374,12 +379,16 @@ def plan_run(
     seed: int = 0,
     deadlocks: int = PLANNED.deadlocks,
     scratch: tuple | None = None,
+    stall: int | None = None,
 ) -> CompiledSearch:
     """One run of the plan search as run_fast starts it: PLAN_SHARE of the memory, the
-    order ``seed``, and the corral verdicts of ``scratch`` (an earlier run's) when given."""
+    order ``seed``, the corral verdicts of ``scratch`` (an earlier run's) when given, and
+    STALL for a short run in Luby's sequence (``stall`` overrides it; 0 never stalls)."""
+    if stall is None:
+        stall = STALL if luby(seed) == 1 else 0
     return CompiledSearch(
         board, position, 1, memory_mb, share=MEMORY_SHARE * PLAN_SHARE, deadlocks=deadlocks,
-        phases=phases, seed=seed, scratch=scratch,
+        phases=phases, seed=seed, scratch=scratch, stall=stall,
     )  # fmt: skip
 
 
@@ -747,10 +756,10 @@ def run_fast(
         def alongside(make: Callable[[int], CompiledSearch]) -> Generator[Pause, None, Outcome]:
             """The plan search beside the forward and backward ones: it meets the backward
             search once that has started. A run that has made RESTART * luby(run)
-            expansions or filled its arrays without a solution makes way for a new one
-            (``make(seed)``) that takes the pushes of the boxes not pushed last in an order
-            of its own: a greedy search that went wrong early seldom comes back, and
-            another order often does not go wrong there."""
+            expansions, filled its arrays or (a short one) stalled (STALL) without a
+            solution makes way for a new one (``make(seed)``) that takes the pushes of the
+            boxes not pushed last in an order of its own: a greedy search that went wrong
+            early seldom comes back, and another order often does not go wrong there."""
             before = (0, 0)
             filled = 0
             for seed in count():
@@ -769,7 +778,7 @@ def run_fast(
                     except Stop:
                         break
                     yield (before[0] + pause[0], before[1] + pause[1], *pause[2:])
-                    if compiled.full or pause[0] >= allowance:
+                    if compiled.full or compiled.stalled or pause[0] >= allowance:
                         break
                 filled = compiled.filled
                 done = compiled.pause()
