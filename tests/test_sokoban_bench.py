@@ -96,8 +96,11 @@ def test_a_schedule_costs_the_runs_before_the_one_that_solves() -> None:
     named = RESTARTS.schedules()
     never = [seed(s.solved, None) for s in found]
     assert RESTARTS.cost(never, named["growing by half from 40 k"]) == "180 k"  # 40 + 60 + 80
-    # Run_fast's: seeds 0 and 1 end where they stall; seed 2's run is a long one and goes on.
-    assert RESTARTS.cost(found, named["Luby x 45 k, short runs end stalled (run_fast)"]) == "92 k"
+    # Run_fast's: the first run goes on to its allowance, the second ends where it stalls,
+    # and seed 2's run is a long one: 45 + 6 + 80.
+    run_fast = named["Luby x 45 k, short runs after the first end stalled (run_fast)"]
+    assert RESTARTS.cost(found, run_fast) == "131 k"
+    assert RESTARTS.cost(found, named["Luby x 45 k, every short run ends stalled"]) == "92 k"
     assert RESTARTS.cost(found, named["Luby x 45 k"]) == "170 k"  # 45 + 45 + 80
     assert RESTARTS.cost(found, named["Luby x 45 k, every run ends stalled"]) == "> 39 k"
     # Runs of 20 k, 20 k, 40 k, 20 k: seed 2's run is too short.
