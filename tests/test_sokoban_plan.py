@@ -9,7 +9,7 @@ from webapp.games.sokoban import GAME, kernels, plan, solver
 from webapp.games.sokoban.board import Board
 from webapp.games.sokoban.compiled import CompiledSearch
 from webapp.games.sokoban.packing import packing_order, plan_distances
-from webapp.games.sokoban.solver import FORWARD, PLANNED, closest_note, lurd, run_fast
+from webapp.games.sokoban.solver import BACKWARD, FORWARD, PLANNED, closest_note, lurd, run_fast
 from webapp.search import Limits, Monitor
 from webapp.solving import check_solution
 
@@ -309,3 +309,28 @@ def test_the_plan_search_builds_its_corral_cache_once_over_its_runs(monkeypatch)
     result = run_fast(level, GAME.start(level), Monitor(budget), (PLANNED,))
     assert not result.solved and result.extra["plan runs"] >= 3
     assert len(built) == 1
+
+
+def test_the_plan_search_goes_on_when_the_others_have_filled_their_arrays(monkeypatch) -> None:
+    # With arrays for 4,096 positions the forward and backward searches are full within
+    # their first turns on XSokoban 24, and a full search no other can meet any more ends
+    # its part (ArraysFull); the plan search, which starts each run in arrays of its own,
+    # still has the rest of the time and solves it (about 91 k expansions). The portfolio
+    # used to stop at the first such search, at the memory limit.
+    level = XSOKOBAN[24 - 1]
+    start = GAME.start(level)
+    made: list[CompiledSearch] = []
+
+    class Recorded(CompiledSearch):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(solver, "CompiledSearch", Recorded)
+    monkeypatch.setattr(solver, "PLAN_SHARE", 1 - 1e-9)
+    budget = Limits(seconds=120, nodes=None, memory_mb=2048)
+    result = run_fast(level, start, Monitor(budget), (PLANNED, FORWARD, BACKWARD))
+    assert result.status == "solved"
+    assert check_solution(GAME, level, start, result.moves) is None
+    others = [search for search in made if not search.planned]
+    assert len(others) == 2 and all(search.capacity == 4096 and search.full for search in others)

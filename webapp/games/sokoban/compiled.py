@@ -36,6 +36,14 @@ Pause = tuple[int, int, int, int, int, int]
 Outcome = tuple[list[int] | None, int, int]
 
 
+class ArraysFull(Stop):
+    """A compiled search's arrays are full and no partner of it is running that could still
+    meet it: it can do no more, though searches beside it may."""
+
+    def __init__(self) -> None:
+        super().__init__("memory-limit")
+
+
 def padded(rows: list, index: dict[int, int]) -> np.ndarray:
     """Rows of cells as rows of square numbers, padded with -1 (at least one column)."""
     table = np.full((len(rows), max((len(row) for row in rows), default=1)), -1, np.int64)
@@ -377,7 +385,8 @@ class CompiledSearch:
         """Run in slices of about SLICE_SECONDS, pausing after each; ends with the pushes of a
         solution, or None when the whole space is exhausted. When the arrays are full it
         stops expanding but keeps pausing while its partner runs, which can still meet it;
-        with no partner running it raises Stop("memory-limit"). A plan search that stalls
+        with no partner running it raises ArraysFull (a Stop("memory-limit")). A plan search
+        that stalls
         (``stall``) sets ``stalled`` and pauses without expanding more."""
         kernels = self.kernels
         budget = 64
@@ -399,7 +408,7 @@ class CompiledSearch:
                 self.full = True
                 while self.partner is not None and not self.partner.full:
                     yield self.pause()
-                raise Stop("memory-limit")
+                raise ArraysFull()
             if spent > 0:
                 budget = int(min(max(budget * SLICE_SECONDS / spent, 16), budget * 4, 1 << 16))
             yield self.pause()

@@ -16,7 +16,7 @@ import numpy as np
 
 from webapp.games.base import Algorithm
 from webapp.games.sokoban.board import FAR, Board, cells_of, lowest_cell
-from webapp.games.sokoban.compiled import MEMORY_SHARE, CompiledSearch
+from webapp.games.sokoban.compiled import MEMORY_SHARE, ArraysFull, CompiledSearch
 from webapp.games.sokoban.level import Level
 from webapp.games.sokoban.matching import Duals, assignment_cost, reassign, solve_assignment
 from webapp.games.sokoban.position import Position, walk
@@ -838,12 +838,23 @@ def run_fast(
         # Work done by each setting, including runs it finished before starting over.
         done = [(0, 0)] * len(runs)
         totals = [(0, 0)] * len(runs)
+        # Searches whose arrays are full, with none left to meet them: they take no turns.
+        spent: set[int] = set()
         pauses = max(1, TURN // stride)
         while True:
             for index in range(len(runs)):
+                if index in spent:
+                    continue
                 for _ in range(pauses * chosen[index].turns):
                     try:
                         expanded, generated, frontier, depth, player, boxes = next(runs[index])
+                    except ArraysFull:
+                        # The plan search starts new runs in arrays of their own: while it
+                        # is in the portfolio, it has the rest of the time.
+                        spent.add(index)
+                        if not any(chosen[i].plan for i in range(len(runs)) if i not in spent):
+                            raise
+                        break
                     except StopIteration as finished:
                         pushes, expanded, generated = finished.value
                         done[index] = (done[index][0] + expanded, done[index][1] + generated)
