@@ -177,7 +177,6 @@ def test_a_plan_search_that_goes_wrong_starts_again_in_another_order() -> None:
     budget = Limits(seconds=None, nodes=300_000, memory_mb=None)
     result = run_fast(level, start, Monitor(budget), (PLANNED,))
     assert result.status == "solved" and 85_000 < result.expanded < 97_000
-    assert result.extra.get("plan runs") is None  # solved: no miss to report
     assert check_solution(GAME, level, start, result.moves) is None
 
 
