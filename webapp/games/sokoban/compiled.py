@@ -386,8 +386,7 @@ class CompiledSearch:
         solution, or None when the whole space is exhausted. When the arrays are full it
         stops expanding but keeps pausing while its partner runs, which can still meet it;
         with no partner running it raises ArraysFull (a Stop("memory-limit")). A plan search
-        that stalls
-        (``stall``) sets ``stalled`` and pauses without expanding more."""
+        that stalls (``stall``) sets ``stalled`` and pauses without expanding more."""
         kernels = self.kernels
         budget = 64
         while True:

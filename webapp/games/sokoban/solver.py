@@ -387,11 +387,17 @@ def plan_run(
     STALL for a short run in Luby's sequence after the first (``stall`` overrides it; 0
     never stalls)."""
     if stall is None:
-        stall = STALL if seed > 0 and luby(seed) == 1 else 0
+        stall = STALL if stalls(seed) else 0
     return CompiledSearch(
         board, position, 1, memory_mb, share=MEMORY_SHARE * PLAN_SHARE, deadlocks=deadlocks,
         phases=phases, seed=seed, scratch=scratch, stall=stall,
     )  # fmt: skip
+
+
+def stalls(run: int) -> bool:
+    """Whether run_fast's plan search run ``run`` ends where it stalls (STALL): a short one
+    of Luby's sequence, but not the first."""
+    return run > 0 and luby(run) == 1
 
 
 def luby(run: int) -> int:
