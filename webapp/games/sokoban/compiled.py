@@ -79,6 +79,7 @@ class CompiledSearch:
         seed: int = 0,
         scratch: tuple | None = None,
         stall: int = 0,
+        mobility: int = 0,
     ):
         from webapp.games.sokoban import kernels  # numba: loaded only when this search runs
 
@@ -113,6 +114,9 @@ class CompiledSearch:
         # Backwards for the player shut out of the start's region, forwards for boxes on room
         # goals that shut others off.
         self.penalty = int(penalty) if pairs or reverse else 0
+        #: Forwards: the priority counts this much for each free square the player cannot
+        #: reach (kernels.search).
+        self.mobility = 0 if reverse else int(mobility)
         #: Forwards, given the packing order's phases (packing.py, the first first): the plan
         #: search (plan.py), ``plan`` the push distances to each goal with the boxes of
         #: earlier phases frozen there as walls.
@@ -342,7 +346,7 @@ class CompiledSearch:
                 self.weight, self.corrals, self.reverse, self.words, self.player,
                 self.parent, self.push, self.depth, self.hashes, self.table, self.heap_keys,
                 self.heap_ids, counters, *other, self.target_words, self.target_player,
-                self.target_hash, self.scratch, self.deadlocks, budget,
+                self.target_hash, self.scratch, self.deadlocks, self.mobility, budget,
             )
         )  # fmt: skip
 

@@ -172,6 +172,17 @@ def _reach(start, occupied, neighbours, mark, stamp, stack):  # pragma: no cover
     return low
 
 
+@njit(cache=True, inline="always")
+def _floor_shut_off(occupied, mark, stamp):  # pragma: no cover - compiled
+    """The free squares the player cannot reach: those neither under a box nor marked
+    ``stamp`` by the last ``_reach``."""
+    shut_off = 0
+    for square in range(occupied.shape[0]):
+        if occupied[square] == 0 and mark[square] != stamp:
+            shut_off += 1
+    return shut_off
+
+
 @njit(cache=True)
 def _frozen(square, occupied, neighbours, dead, goal, assumed):  # pragma: no cover - compiled
     """-1 when the box on ``square`` may still move; else how many boxes frozen with it (it
@@ -909,6 +920,7 @@ def search(
     target_hash,
     scratch,
     deadlocks,
+    mobility,
     budget,
 ):  # pragma: no cover - compiled
     """Weighted best-first by pushes, or by pulls when ``reverse`` (priority g + weight * h,
@@ -916,7 +928,9 @@ def search(
     (bands, squares), novel children before all others; with ``penalty``, each box on a
     room goal that shuts off a goal still empty counts ``penalty`` more in h, for the order
     only; ``shuts`` rows: the goal, then the goals it shuts off, padded with -1;
-    backwards, a player shut out of the start's region counts ``penalty``): at most
+    backwards, a player shut out of the start's region counts ``penalty``; with
+    ``mobility``, each free square the player cannot reach after the push counts that much
+    more in the priority, ``_floor_shut_off``): at most
     ``budget`` expansions, then RUNNING; FOUND (the state in counters[GOAL]), EXHAUSTED
     when nothing is left to expand, FULL when the arrays are.
 
@@ -996,6 +1010,9 @@ def search(
                 walker = box
                 record = box * 4 + direction
             low = _reach(walker, occupied, neighbours, mark, stamp, stack)
+            shut_off = 0
+            if mobility > 0:
+                shut_off = _floor_shut_off(occupied, mark, stamp)
             for word in range(width):
                 query[word] = words[state, word]
             query[box >> 6] ^= np.uint64(1) << np.uint64(box & 63)
@@ -1063,7 +1080,8 @@ def search(
             if h + SHUT_OUT * shut_out < counters[NEAREST_H]:
                 counters[NEAREST_H] = h + SHUT_OUT * shut_out
                 counters[NEAREST] = child
-            key = (g + 1 + weight * (h + penalty * penalised)) << PRIORITY_SHIFT | h
+            key = g + 1 + weight * (h + penalty * penalised) + mobility * shut_off
+            key = key << PRIORITY_SHIFT | h
             if seen.shape[0] > 1:
                 # Novelty: a child that puts a box, or the player, where no position of the
                 # same h has had one yet goes before every child that does not.

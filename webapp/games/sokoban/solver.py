@@ -336,6 +336,10 @@ class Setting:
     #: packing order (packing.py) rather than by ``weight`` and ``penalty``, with the
     #: strict corral test.
     plan: bool = False
+    #: Compiled forwards only: the priority counts this much for each free square the
+    #: player cannot reach (kernels.search), so positions that open the floor to the player
+    #: go first; the search takes MOBILE_SHARE of the memory and meets the backward one.
+    mobility: int = 0
 
 
 #: Backwards, how much later a position whose player cannot get back to the start's region
@@ -415,6 +419,12 @@ def luby(run: int) -> int:
         term -= (1 << (bits - 1)) - 1
 
 
+#: The fast solver's fifth member: forwards, nearer A* (weight 3), and each free square the
+#: player cannot reach counts one more in the priority (Setting.mobility).
+MOBILE = Setting(3, macros=False, compiled=True, novelty=True, mobility=1)
+MOBILE_SHARE = 0.1
+
+
 #: The fast solver's portfolio, run in turns: the forward search is stuck where goals must be
 #: filled in a certain order, the backward one where boxes must leave their starts in one, so
 #: taking turns solves more levels than either alone (Microban 93, 139 and 146 among them).
@@ -423,6 +433,7 @@ PORTFOLIO = (
     FORWARD,
     BACKWARD,
     AIMED,
+    MOBILE,
 )
 
 #: The portfolio where a box on a room goal can shut other goals off (rooms.py): the forward
@@ -434,6 +445,7 @@ ROOM_PORTFOLIO = (
     Setting(1, macros=False, compiled=True, novelty=True, penalty=40, turns=3),
     BACKWARD,
     AIMED,
+    MOBILE,
 )
 
 #: How near (in pulls, by its bound) the backward search must come before an aimed search
@@ -722,10 +734,13 @@ def run_fast(
             (i for i, s in enumerate(chosen) if not (s.reverse or s.aimed or s.plan)), None
         )
         first_backward = next((i for i, s in enumerate(chosen) if s.reverse), None)
+        # Searches by mobility (Setting.mobility): they meet the backward search.
+        mobile_runs: list[CompiledSearch] = []
         aiming = any(s.aimed for s in chosen)
         planning = any(s.plan for s in chosen)
-        main = sum(s.compiled and not (s.aimed or s.plan) for s in chosen)
-        others = AIM_SHARE * aiming + PLAN_SHARE * planning
+        main = sum(s.compiled and not (s.aimed or s.plan or s.mobility) for s in chosen)
+        opening = any(s.mobility for s in chosen)
+        others = AIM_SHARE * aiming + PLAN_SHARE * planning + MOBILE_SHARE * opening
         share = MEMORY_SHARE * (1 - others) / max(1, main)
 
         def aim(index: int, setting: Setting) -> Generator[Pause, None, Outcome]:
@@ -817,10 +832,14 @@ def run_fast(
                     return alongside(make)
                 compiled = compiled_runs[index] = CompiledSearch(
                     board, position, int(setting.weight), monitor.limits.memory_mb,
-                    setting.corrals, setting.reverse, share, setting.novelty,
+                    setting.corrals, setting.reverse,
+                    MEMORY_SHARE * MOBILE_SHARE if setting.mobility else share,
+                    setting.novelty,
                     rooms_for(setting) if setting.penalty and not setting.reverse else None,
-                    setting.penalty, setting.deadlocks,
+                    setting.penalty, setting.deadlocks, mobility=setting.mobility,
                 )  # fmt: skip
+                if setting.mobility:
+                    mobile_runs.append(compiled)
                 if index == first_forward:
                     forward = compiled
                 if index == first_backward:
@@ -841,6 +860,9 @@ def run_fast(
             )
 
         runs = [begin(index) for index in range(len(chosen))]
+        for mobile in mobile_runs:
+            if isinstance(backward, CompiledSearch):
+                mobile.partner = backward
         # Work done by each setting, including runs it finished before starting over.
         done = [(0, 0)] * len(runs)
         totals = [(0, 0)] * len(runs)
@@ -903,8 +925,8 @@ def run_fast(
 def closest_note(searches: Iterable[CompiledSearch]) -> str:
     """How near the compiled searches have come, in a player's words: the fewest pushes any
     position found forwards still needs at least (its matching bound), and the fewest pulls
-    any position found backwards is still from the start; and how many positions the corral
-    test dropped."""
+    any position found backwards is still from the start, and the same for the search that
+    opens up the floor (Setting.mobility); and how many positions the corral test dropped."""
     parts = []
     searches = list(searches)
     for search in searches:
@@ -923,6 +945,10 @@ def closest_note(searches: Iterable[CompiledSearch]) -> str:
             parts.append(f"heading for the nearest of those, {search.closest}+ pushes away")
         elif search.reverse:
             parts.append(f"back from the goals, {search.closest}+ pulls short of this position")
+        elif search.mobility:
+            parts.append(
+                f"opening up the floor for the player, {search.closest}+ more pushes at best"
+            )
         else:
             parts.append(f"the nearest position found needs {search.closest}+ more pushes")
     dropped = sum(search.dead_corrals for search in searches)
