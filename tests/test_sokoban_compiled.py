@@ -88,6 +88,34 @@ def test_floor_shut_off_from_the_player_goes_later() -> None:
     assert plain.status == "node-limit"
 
 
+def test_the_open_floor_search_meets_the_backward_one(monkeypatch) -> None:
+    # In the default portfolio it looks each child up in the backward search's table, as
+    # the forward search does (and the backward search still meets the forward one).
+    made: list[CompiledSearch] = []
+
+    class Recorded(CompiledSearch):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr("webapp.games.sokoban.solver.CompiledSearch", Recorded)
+    level = MICROBAN2[131 - 1]
+    limits = Limits(seconds=None, nodes=5_000, memory_mb=None)
+    assert run_fast(level, GAME.start(level), Monitor(limits)).status == "node-limit"
+    (opening,) = [search for search in made if search.mobility]
+    (backward,) = [search for search in made if search.reverse]
+    (forward,) = [
+        search
+        for search in made
+        if search is not opening
+        and not search.reverse
+        and not search.planned
+        and search.partner is not None
+    ]
+    assert opening.partner is backward and backward.partner is forward
+    assert opening.mobility == 1 and opening.weight == 3
+
+
 def test_the_open_floor_search_counts_the_squares_the_player_cannot_reach() -> None:
     # The children of XSokoban 1's start: each one's priority with mobility 1 is its
     # priority without, plus the free squares the player cannot reach there (by the board's
