@@ -89,14 +89,26 @@ def test_floor_shut_off_from_the_player_goes_later() -> None:
 
 
 def test_the_open_floor_search_meets_the_backward_one(monkeypatch) -> None:
-    # In the default portfolio it looks each child up in the backward search's table, as
-    # the forward search does (and the backward search still meets the forward one).
+    # In the default portfolio it is linked to the backward search, whose table it looks
+    # each child up in, as the forward search is (and the backward search still to the
+    # forward one); once the solve is over, no search links another, so their arrays go.
     made: list[CompiledSearch] = []
+    partners: dict[int, CompiledSearch] = {}
 
     class Recorded(CompiledSearch):
         def __init__(self, *args, **kwargs) -> None:
             super().__init__(*args, **kwargs)
             made.append(self)
+
+        @property
+        def partner(self) -> CompiledSearch | None:
+            return self.__dict__.get("linked")
+
+        @partner.setter
+        def partner(self, other: CompiledSearch | None) -> None:
+            self.__dict__["linked"] = other
+            if other is not None:
+                partners[id(self)] = other
 
     monkeypatch.setattr("webapp.games.sokoban.solver.CompiledSearch", Recorded)
     level = MICROBAN2[131 - 1]
@@ -107,13 +119,12 @@ def test_the_open_floor_search_meets_the_backward_one(monkeypatch) -> None:
     (forward,) = [
         search
         for search in made
-        if search is not opening
-        and not search.reverse
-        and not search.planned
-        and search.partner is not None
+        if not (search.mobility or search.reverse or search.planned or search.aimed)
     ]
-    assert opening.partner is backward and backward.partner is forward
+    assert partners[id(opening)] is backward
+    assert partners[id(backward)] is forward and partners[id(forward)] is backward
     assert opening.mobility == 1 and opening.weight == 3
+    assert all(search.partner is None for search in made)
 
 
 def test_the_open_floor_search_counts_the_squares_the_player_cannot_reach() -> None:

@@ -909,6 +909,10 @@ def run_fast(
                     )
 
     result = run_search(search, monitor)
+    # Searches that meet link each other both ways: unlinked, their arrays (up to the memory
+    # limit) go as soon as the last reference does, not at the next cyclic collection.
+    for compiled in compiled_runs.values():
+        compiled.partner = None
     if result.solved:
         return result
     # Unsolved: how near each compiled search came (what the bench reports for a miss).
