@@ -8,11 +8,13 @@ import numpy as np
 import pytest
 
 from tests.conftest import LEVELS
-from webapp.games.sokoban import GAME, Position, kernels
+from webapp.games.sokoban import GAME, Position, kernels, solver
 from webapp.games.sokoban.board import FAR, Board, lowest_cell
 from webapp.games.sokoban.compiled import CompiledSearch
 from webapp.games.sokoban.rooms import goal_rooms
 from webapp.games.sokoban.solver import (
+    FORWARD,
+    MOBILE,
     PLAYER_SHUT_OUT,
     PORTFOLIO,
     ROOM_PORTFOLIO,
@@ -88,10 +90,8 @@ def test_floor_shut_off_from_the_player_goes_later() -> None:
     assert plain.status == "node-limit"
 
 
-def test_the_open_floor_search_meets_the_backward_one(monkeypatch) -> None:
-    # In the default portfolio it is linked to the backward search, whose table it looks
-    # each child up in, as the forward search is (and the backward search still to the
-    # forward one); once the solve is over, no search links another, so their arrays go.
+def _recording(monkeypatch) -> tuple[list[CompiledSearch], dict[int, CompiledSearch]]:
+    """Record the compiled searches run_fast makes, and each link as it is made."""
     made: list[CompiledSearch] = []
     partners: dict[int, CompiledSearch] = {}
 
@@ -110,10 +110,20 @@ def test_the_open_floor_search_meets_the_backward_one(monkeypatch) -> None:
             if other is not None:
                 partners[id(self)] = other
 
-    monkeypatch.setattr("webapp.games.sokoban.solver.CompiledSearch", Recorded)
+    monkeypatch.setattr(solver, "CompiledSearch", Recorded)
+    return made, partners
+
+
+@pytest.mark.parametrize("order", ["default", "open floor before forwards"])
+def test_the_open_floor_search_meets_the_backward_one(monkeypatch, order: str) -> None:
+    # It is linked to the backward search, whose table it looks each child up in, as the
+    # forward search is (and the backward search still to the forward one, whichever comes
+    # first); once the solve is over, no search links another, so their arrays go.
+    made, partners = _recording(monkeypatch)
+    settings = None if order == "default" else (solver.BACKWARD, MOBILE, FORWARD)
     level = MICROBAN2[131 - 1]
     limits = Limits(seconds=None, nodes=5_000, memory_mb=None)
-    assert run_fast(level, GAME.start(level), Monitor(limits)).status == "node-limit"
+    assert run_fast(level, GAME.start(level), Monitor(limits), settings).status == "node-limit"
     (opening,) = [search for search in made if search.mobility]
     (backward,) = [search for search in made if search.reverse]
     (forward,) = [
@@ -125,6 +135,32 @@ def test_the_open_floor_search_meets_the_backward_one(monkeypatch) -> None:
     assert partners[id(backward)] is forward and partners[id(forward)] is backward
     assert opening.mobility == 1 and opening.weight == 3
     assert all(search.partner is None for search in made)
+
+
+def test_a_full_open_floor_search_leaves_the_others_searching(monkeypatch) -> None:
+    # Its arrays (here 4,096 positions) fill first; no search reads its table, so it leaves
+    # the portfolio at once and the forward search has the rest of the budget. It used to
+    # end the solve at the memory limit (with no plan search beside it).
+    made, _ = _recording(monkeypatch)
+    monkeypatch.setattr(solver, "MOBILE_SHARE", 1e-9)
+    level = XSOKOBAN[10 - 1]
+    limits = Limits(seconds=None, nodes=100_000, memory_mb=2048)
+    result = run_fast(level, GAME.start(level), Monitor(limits), (FORWARD, MOBILE))
+    assert result.status == "node-limit"
+    (opening,) = [search for search in made if search.mobility]
+    (forward,) = [search for search in made if not search.mobility]
+    assert opening.capacity == 4096 and opening.full
+    assert forward.counters[kernels.EXPANDED] > 90_000
+
+
+def test_a_backward_search_counts_no_open_floor() -> None:
+    # The count is forwards only: a backward setting with it is a plain backward search.
+    level = MICROBAN[1 - 1]
+    setting = Setting(10, reverse=True, compiled=True, novelty=True, mobility=1)
+    assert not setting.opening
+    result = run_fast(level, GAME.start(level), Monitor(LIMITS), (setting,))
+    assert result.status == "solved"
+    assert check_solution(GAME, level, GAME.start(level), result.moves) is None
 
 
 def test_the_open_floor_search_counts_the_squares_the_player_cannot_reach() -> None:

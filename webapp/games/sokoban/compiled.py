@@ -388,8 +388,8 @@ class CompiledSearch:
     def search(self, node_limit: int | None = None) -> Generator[Pause, None, Outcome]:
         """Run in slices of about SLICE_SECONDS, pausing after each; ends with the pushes of a
         solution, or None when the whole space is exhausted. When the arrays are full it
-        stops expanding but keeps pausing while its partner runs, which can still meet it;
-        with no partner running it raises ArraysFull (a Stop("memory-limit")). A plan search
+        stops expanding but keeps pausing while a partner linked back to it runs, which can
+        still meet it; else it raises ArraysFull (a Stop("memory-limit")). A plan search
         that stalls (``stall``) sets ``stalled`` and pauses without expanding more."""
         kernels = self.kernels
         budget = 64
@@ -409,7 +409,9 @@ class CompiledSearch:
                 self.stalled = True
             elif status == kernels.FULL:
                 self.full = True
-                while self.partner is not None and not self.partner.full:
+                # A partner linked back reads this table: it may still meet this search.
+                partner = self.partner
+                while partner is not None and partner.partner is self and not partner.full:
                     yield self.pause()
                 raise ArraysFull()
             if spent > 0:

@@ -1010,9 +1010,6 @@ def search(
                 walker = box
                 record = box * 4 + direction
             low = _reach(walker, occupied, neighbours, mark, stamp, stack)
-            shut_off = 0
-            if mobility > 0:
-                shut_off = _floor_shut_off(occupied, mark, stamp)
             for word in range(width):
                 query[word] = words[state, word]
             query[box >> 6] ^= np.uint64(1) << np.uint64(box & 63)
@@ -1071,6 +1068,8 @@ def search(
                                 break
             elif penalty > 0:
                 penalised = shut_out
+            # The child's reach is still marked ``stamp``: the floor it leaves out.
+            shut_off = _floor_shut_off(occupied, mark, stamp) if mobility > 0 else 0
             occupied[box] = 1
             occupied[target] = 0
             if h >= FAR:

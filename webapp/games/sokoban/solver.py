@@ -338,8 +338,14 @@ class Setting:
     plan: bool = False
     #: Compiled forwards only: the priority counts this much for each free square the
     #: player cannot reach (kernels.search), so positions that open the floor to the player
-    #: go first; the search takes MOBILE_SHARE of the memory and meets the backward one.
+    #: go first; the search takes MOBILE_SHARE of the compiled searches' memory and looks
+    #: its children up in the backward search's table.
     mobility: int = 0
+
+    @property
+    def opening(self) -> bool:
+        """A forward search by the open floor (``mobility``); backwards it counts nothing."""
+        return self.mobility > 0 and not self.reverse
 
 
 #: Backwards, how much later a position whose player cannot get back to the start's region
@@ -731,15 +737,16 @@ def run_fast(
         forward: Parents | CompiledSearch = {}
         backward: Parents | CompiledSearch = {}
         first_forward = next(
-            (i for i, s in enumerate(chosen) if not (s.reverse or s.aimed or s.plan)), None
+            (i for i, s in enumerate(chosen) if not (s.reverse or s.aimed or s.plan or s.opening)),
+            None,
         )
         first_backward = next((i for i, s in enumerate(chosen) if s.reverse), None)
-        # Searches by mobility (Setting.mobility): they meet the backward search.
+        # Open-floor searches (Setting.opening) look their children up in the backward one.
         mobile_runs: list[CompiledSearch] = []
         aiming = any(s.aimed for s in chosen)
         planning = any(s.plan for s in chosen)
-        main = sum(s.compiled and not (s.aimed or s.plan or s.mobility) for s in chosen)
-        opening = any(s.mobility for s in chosen)
+        main = sum(s.compiled and not (s.aimed or s.plan or s.opening) for s in chosen)
+        opening = sum(s.compiled and s.opening for s in chosen)
         others = AIM_SHARE * aiming + PLAN_SHARE * planning + MOBILE_SHARE * opening
         share = MEMORY_SHARE * (1 - others) / max(1, main)
 
@@ -833,12 +840,12 @@ def run_fast(
                 compiled = compiled_runs[index] = CompiledSearch(
                     board, position, int(setting.weight), monitor.limits.memory_mb,
                     setting.corrals, setting.reverse,
-                    MEMORY_SHARE * MOBILE_SHARE if setting.mobility else share,
+                    MEMORY_SHARE * MOBILE_SHARE if setting.opening else share,
                     setting.novelty,
                     rooms_for(setting) if setting.penalty and not setting.reverse else None,
                     setting.penalty, setting.deadlocks, mobility=setting.mobility,
                 )  # fmt: skip
-                if setting.mobility:
+                if setting.opening:
                     mobile_runs.append(compiled)
                 if index == first_forward:
                     forward = compiled
@@ -878,9 +885,14 @@ def run_fast(
                         expanded, generated, frontier, depth, player, boxes = next(runs[index])
                     except ArraysFull:
                         # The plan search starts new runs in arrays of their own: while it
-                        # is in the portfolio, it has the rest of the time.
+                        # is in the portfolio, it has the rest of the time; so have the
+                        # searches beside a full open-floor one (a tenth of the memory).
                         spent.add(index)
-                        if not any(chosen[i].plan for i in range(len(runs)) if i not in spent):
+                        if not any(
+                            chosen[i].plan or (chosen[i].compiled and not chosen[i].aimed)
+                            for i in range(len(runs))
+                            if i not in spent
+                        ):
                             raise
                         break
                     except StopIteration as finished:
@@ -908,11 +920,13 @@ def run_fast(
                         expanded, generated, frontier, depth, _sampler(board, player, boxes)
                     )
 
-    result = run_search(search, monitor)
-    # Searches that meet link each other both ways: unlinked, their arrays (up to the memory
-    # limit) go as soon as the last reference does, not at the next cyclic collection.
-    for compiled in compiled_runs.values():
-        compiled.partner = None
+    try:
+        result = run_search(search, monitor)
+    finally:
+        # Searches that meet link each other both ways: unlinked, their arrays (up to the
+        # memory limit) go as soon as the last reference does, not at the next collection.
+        for compiled in compiled_runs.values():
+            compiled.partner = None
     if result.solved:
         return result
     # Unsolved: how near each compiled search came (what the bench reports for a miss).
