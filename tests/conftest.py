@@ -66,6 +66,34 @@ def player(client):
     return lambda path: Player(client, path)
 
 
+def recorded_searches(monkeypatch) -> tuple[list, dict[int, object]]:
+    """The Sokoban compiled searches run_fast makes from here on, and each link between them
+    (``partner``) as it is made, by search id."""
+    from webapp.games.sokoban import solver
+    from webapp.games.sokoban.compiled import CompiledSearch
+
+    made: list[CompiledSearch] = []
+    partners: dict[int, CompiledSearch] = {}
+
+    class Recorded(CompiledSearch):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+        @property
+        def partner(self) -> CompiledSearch | None:
+            return self.__dict__.get("linked")
+
+        @partner.setter
+        def partner(self, other: CompiledSearch | None) -> None:
+            self.__dict__["linked"] = other
+            if other is not None:
+                partners[id(self)] = other
+
+    monkeypatch.setattr(solver, "CompiledSearch", Recorded)
+    return made, partners
+
+
 def process_gone(pid: int) -> bool:
     """True when the process no longer runs (a zombie waiting to be reaped counts as gone)."""
     try:

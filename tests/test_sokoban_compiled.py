@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from tests.conftest import LEVELS
+from tests.conftest import LEVELS, recorded_searches
 from webapp.games.sokoban import GAME, Position, kernels, solver
 from webapp.games.sokoban.board import FAR, Board, lowest_cell
 from webapp.games.sokoban.compiled import CompiledSearch
@@ -77,41 +78,19 @@ def test_floor_shut_off_from_the_player_goes_later() -> None:
     # more, the bound swinging on plateaus of 20. Counting the free squares the player
     # cannot reach in the priority, the forward search at weight 3 solves it in about 12 k
     # expansions; without, it needs about 300 k (and weights 2 and 4 more than 500 k).
-    level = MICROBAN2[131 - 1]
-    budget = Limits(seconds=None, nodes=40_000, memory_mb=None)
-
-    def forward(mobility: int) -> tuple[Setting]:
-        return (Setting(3, macros=False, compiled=True, novelty=True, mobility=mobility),)
-
-    opened = run_fast(level, GAME.start(level), Monitor(budget), forward(1))
-    assert opened.status == "solved"
-    assert check_solution(GAME, level, GAME.start(level), opened.moves) is None
-    plain = run_fast(level, GAME.start(level), Monitor(budget), forward(0))
-    assert plain.status == "node-limit"
+    forward = Setting(3, macros=False, compiled=True, novelty=True)
+    _solved_only_with(MICROBAN2[131 - 1], 40_000, replace(forward, mobility=1), forward)
 
 
-def _recording(monkeypatch) -> tuple[list[CompiledSearch], dict[int, CompiledSearch]]:
-    """Record the compiled searches run_fast makes, and each link as it is made."""
-    made: list[CompiledSearch] = []
-    partners: dict[int, CompiledSearch] = {}
-
-    class Recorded(CompiledSearch):
-        def __init__(self, *args, **kwargs) -> None:
-            super().__init__(*args, **kwargs)
-            made.append(self)
-
-        @property
-        def partner(self) -> CompiledSearch | None:
-            return self.__dict__.get("linked")
-
-        @partner.setter
-        def partner(self, other: CompiledSearch | None) -> None:
-            self.__dict__["linked"] = other
-            if other is not None:
-                partners[id(self)] = other
-
-    monkeypatch.setattr(solver, "CompiledSearch", Recorded)
-    return made, partners
+def _solved_only_with(level, nodes: int, setting: Setting, without: Setting) -> None:
+    """Alone, within ``nodes`` expansions, ``setting`` solves the level (and the solution
+    replays) and ``without`` does not."""
+    budget = Limits(seconds=None, nodes=nodes, memory_mb=None)
+    start = GAME.start(level)
+    solved = run_fast(level, start, Monitor(budget), (setting,))
+    assert solved.status == "solved"
+    assert check_solution(GAME, level, start, solved.moves) is None
+    assert run_fast(level, start, Monitor(budget), (without,)).status == "node-limit"
 
 
 @pytest.mark.parametrize("order", ["default", "open floor before forwards"])
@@ -119,7 +98,7 @@ def test_the_open_floor_search_meets_the_backward_one(monkeypatch, order: str) -
     # It is linked to the backward search, whose table it looks each child up in, as the
     # forward search is (and the backward search still to the forward one, whichever comes
     # first); once the solve is over, no search links another, so their arrays go.
-    made, partners = _recording(monkeypatch)
+    made, partners = recorded_searches(monkeypatch)
     settings = None if order == "default" else (solver.BACKWARD, MOBILE, FORWARD)
     level = MICROBAN2[131 - 1]
     limits = Limits(seconds=None, nodes=5_000, memory_mb=None)
@@ -141,7 +120,7 @@ def test_a_full_open_floor_search_leaves_the_others_searching(monkeypatch) -> No
     # Its arrays (here 4,096 positions) fill first; no search reads its table, so it leaves
     # the portfolio at once and the forward search has the rest of the budget. It used to
     # end the solve at the memory limit (with no plan search beside it).
-    made, _ = _recording(monkeypatch)
+    made, _ = recorded_searches(monkeypatch)
     monkeypatch.setattr(solver, "MOBILE_SHARE", 1e-9)
     level = XSOKOBAN[10 - 1]
     limits = Limits(seconds=None, nodes=100_000, memory_mb=2048)
@@ -229,16 +208,8 @@ def test_boxes_on_goals_that_shut_others_off_go_to_the_back_of_the_queue() -> No
     # it needs about 1.5 M.
     level = GAME.parse(SMALL_153)[0]
     assert portfolio(goal_rooms(Board(level), sorted(level.boxes))) == ROOM_PORTFOLIO
-    budget = Limits(seconds=None, nodes=100_000, memory_mb=None)
-
-    def forward(penalty: int) -> tuple[Setting]:
-        return (Setting(10, macros=False, compiled=True, novelty=True, penalty=penalty),)
-
-    with_penalty = run_fast(level, GAME.start(level), Monitor(budget), forward(20))
-    assert with_penalty.status == "solved"
-    assert check_solution(GAME, level, GAME.start(level), with_penalty.moves) is None
-    plain = run_fast(level, GAME.start(level), Monitor(budget), forward(0))
-    assert plain.status == "node-limit"
+    forward = Setting(10, macros=False, compiled=True, novelty=True)
+    _solved_only_with(level, 100_000, replace(forward, penalty=20), forward)
 
 
 def test_only_levels_whose_goal_rooms_shut_goals_off_get_the_room_portfolio() -> None:

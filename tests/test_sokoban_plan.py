@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.conftest import LEVELS
+from tests.conftest import LEVELS, recorded_searches
 from webapp.games.sokoban import GAME, kernels, plan, solver
 from webapp.games.sokoban.board import Board
 from webapp.games.sokoban.compiled import CompiledSearch
@@ -318,14 +318,7 @@ def test_the_plan_search_goes_on_when_the_others_have_filled_their_arrays(monkey
     # used to stop at the first such search, at the memory limit.
     level = XSOKOBAN[24 - 1]
     start = GAME.start(level)
-    made: list[CompiledSearch] = []
-
-    class Recorded(CompiledSearch):
-        def __init__(self, *args, **kwargs) -> None:
-            super().__init__(*args, **kwargs)
-            made.append(self)
-
-    monkeypatch.setattr(solver, "CompiledSearch", Recorded)
+    made, _ = recorded_searches(monkeypatch)
     monkeypatch.setattr(solver, "PLAN_SHARE", 1 - 1e-9)
     budget = Limits(seconds=120, nodes=None, memory_mb=2048)
     result = run_fast(level, start, Monitor(budget), (PLANNED, FORWARD, BACKWARD))

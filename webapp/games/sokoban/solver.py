@@ -741,8 +741,6 @@ def run_fast(
             None,
         )
         first_backward = next((i for i, s in enumerate(chosen) if s.reverse), None)
-        # Open-floor searches (Setting.opening) look their children up in the backward one.
-        mobile_runs: list[CompiledSearch] = []
         aiming = any(s.aimed for s in chosen)
         planning = any(s.plan for s in chosen)
         main = sum(s.compiled and not (s.aimed or s.plan or s.opening) for s in chosen)
@@ -845,8 +843,6 @@ def run_fast(
                     rooms_for(setting) if setting.penalty and not setting.reverse else None,
                     setting.penalty, setting.deadlocks, mobility=setting.mobility,
                 )  # fmt: skip
-                if setting.opening:
-                    mobile_runs.append(compiled)
                 if index == first_forward:
                     forward = compiled
                 if index == first_backward:
@@ -867,9 +863,11 @@ def run_fast(
             )
 
         runs = [begin(index) for index in range(len(chosen))]
-        for mobile in mobile_runs:
-            if isinstance(backward, CompiledSearch):
-                mobile.partner = backward
+        # Open-floor searches (Setting.opening) look their children up in the backward one.
+        if isinstance(backward, CompiledSearch):
+            for compiled in compiled_runs.values():
+                if compiled.mobility:
+                    compiled.partner = backward
         # Work done by each setting, including runs it finished before starting over.
         done = [(0, 0)] * len(runs)
         totals = [(0, 0)] * len(runs)
@@ -889,7 +887,7 @@ def run_fast(
                         # searches beside a full open-floor one (a tenth of the memory).
                         spent.add(index)
                         if not any(
-                            chosen[i].plan or (chosen[i].compiled and not chosen[i].aimed)
+                            chosen[i].compiled and not chosen[i].aimed
                             for i in range(len(runs))
                             if i not in spent
                         ):
