@@ -52,6 +52,8 @@ class Player:
         page = client.get(path)
         assert page.status_code == 200, page.text
         self.token = csrf_of(page.text)
+        # Reading makes no player; the first action does, as a player's first move would.
+        assert self.act("refresh").status_code == 200
 
     def act(self, action: str, **fields: str):
         return self.client.post(

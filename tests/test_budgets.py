@@ -69,18 +69,115 @@ def test_uploads_and_solves_have_budgets_per_client(monkeypatch, tmp_path):
         get_runner().shutdown()
 
 
-def test_new_players_from_one_client_are_budgeted(monkeypatch, tmp_path):
+def move(client, token, path="/sokoban/microban/1", moves="d"):
+    return client.post(
+        path + "/play",
+        data={"action": "move", "moves": moves},
+        headers={"X-CSRF-Token": token, "HX-Request": "true"},
+    )
+
+
+def test_forty_players_behind_one_address_all_read_and_play(tmp_path):
+    """A class behind one NAT: reading makes nobody, and 40 first moves are within budget."""
+    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
+    for _ in range(40):
+        client = app.test_client()
+        client.environ_base["REMOTE_ADDR"] = "203.0.113.7"
+        assert client.get("/").status_code == 200
+        assert client.get("/sokoban/microban/1?moves=dlU").status_code == 200
+        page = client.get("/sokoban/microban/1")
+        assert page.status_code == 200 and client.get_cookie("puzzlelab") is None
+        answer = move(client, csrf_of(page.text))
+        assert answer.status_code == 200 and '<b id="count-moves">1</b>' in answer.text
+        assert client.get_cookie("puzzlelab") is not None
+
+
+def test_reading_is_never_refused_and_a_flood_of_new_players_is(monkeypatch, tmp_path):
     from webapp import budgets
 
     monkeypatch.setattr(budgets, "NEW_PLAYERS", "2 per hour")
     app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
     for _ in range(2):
-        assert fresh(app)[1]
+        client = app.test_client()
+        client.environ_base["REMOTE_ADDR"] = "203.0.113.7"
+        assert move(client, csrf_of(client.get("/sokoban/microban/1").text)).status_code == 200
     client = app.test_client()
     client.environ_base["REMOTE_ADDR"] = "203.0.113.7"
-    page = client.get("/sokoban/microban/1")
-    assert page.status_code == 429 and "new players" in page.text
-    assert client.get("/sokoban/microban/1", headers={"HX-Request": "1"}).mimetype == "text/plain"
+    for path in ("/", "/sokoban/", "/sokoban/microban/", "/sokoban/microban/1?moves=dlU"):
+        assert client.get(path).status_code == 200, path  # reading past the budget: open
+    refused = move(client, csrf_of(client.get("/sokoban/microban/1").text))
+    assert refused.status_code == 429 and "new players" in refused.text
+    assert refused.mimetype == "text/plain"  # an htmx request gets the message alone
+    assert client.get_cookie("puzzlelab") is None
+    other = app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "198.51.100.1"  # another client still may
+    assert move(other, csrf_of(other.get("/sokoban/microban/1").text)).status_code == 200
+
+
+def test_a_browser_without_cookies_plays_in_its_page_and_is_told_it_is_not_kept(
+    monkeypatch, tmp_path
+):
+    from webapp import players
+
+    counted = []
+    real = players.allow_new_player
+    monkeypatch.setattr(players, "allow_new_player", lambda: counted.append(1) or real())
+    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
+    client = app.test_client(use_cookies=False)
+    token = csrf_of(client.get("/sokoban/microban/1").text)
+    answers = [move(client, token, moves=text) for text in ("d", "l", "U")]
+    assert [answer.status_code for answer in answers] == [200, 200, 200]
+    assert '<b id="count-moves">3</b>' in answers[-1].text  # every move on the same game
+    assert 'id="unkept"' in answers[-1].text and "cookie" in answers[-1].text
+    assert counted == [1]  # one new player, not one a move
+    reloaded = client.get("/sokoban/microban/1")
+    assert '<b id="count-moves">0</b>' in reloaded.text  # a new page: a new game
+
+
+def test_moves_sent_at_once_before_the_cookie_is_back_play_one_game(tmp_path):
+    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
+    page = app.test_client()
+    token = csrf_of(page.get("/sokoban/microban/1").text)
+    # Two requests of the same page, neither carrying the cookie the other's answer sets.
+    first, second = app.test_client(), app.test_client()
+    move(first, token, moves="d")
+    answer = move(second, token, moves="l")
+    assert '<b id="count-moves">2</b>' in answer.text
+    later = first.get("/sokoban/microban/1")
+    assert '<b id="count-moves">2</b>' in later.text
+
+
+def test_a_forged_or_foreign_token_makes_no_player(tmp_path):
+    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
+    client = app.test_client()
+    token = csrf_of(client.get("/sokoban/microban/1").text)
+    nonce = token.split(".")[1]
+    for forged in ("", "v." + nonce + ".0000000000000000", "v.x.y", "a" * 32):
+        refused = move(client, forged)
+        assert refused.status_code == 403 and "out of date" in refused.text, forged
+    assert client.get_cookie("puzzlelab") is None
+    assert move(client, token).status_code == 200
+    # Another page read before the first action (another tab) acts for the same player, but
+    # only from this site's own pages.
+    other = csrf_of(app.test_client().get("/sokoban/microban/1").text)
+    origin = {"Origin": "https://elsewhere.example"}
+    assert (
+        client.post(
+            "/sokoban/microban/1/play",
+            data={"action": "move", "moves": "l"},
+            headers={"X-CSRF-Token": other, **origin},
+        ).status_code
+        == 403
+    )
+    origin = {"Origin": "http://localhost"}
+    assert (
+        client.post(
+            "/sokoban/microban/1/play",
+            data={"action": "move", "moves": "l"},
+            headers={"X-CSRF-Token": other, **origin},
+        ).status_code
+        == 200
+    )
 
 
 def test_an_ipv6_client_is_its_64():

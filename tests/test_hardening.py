@@ -19,7 +19,13 @@ def test_over_https_the_cookie_is_secure_host_only_and_hsts_is_sent(tmp_path):
     app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path), "HTTPS": True})
     client = app.test_client()
     page = client.get("/sokoban/microban/1", base_url="https://puzzles.example")
-    cookie = page.headers["Set-Cookie"]
+    assert "Set-Cookie" not in page.headers  # reading makes no player
+    acted = client.post(
+        "/sokoban/microban/1/play",
+        data={"action": "move", "moves": "d", "csrf_token": csrf_of(page.text)},
+        base_url="https://puzzles.example",
+    )
+    cookie = acted.headers["Set-Cookie"]
     assert cookie.startswith("__Host-puzzlelab=") and "Secure" in cookie and "Path=/" in cookie
     assert page.headers["Strict-Transport-Security"].startswith("max-age=")
     plain = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path / "plain")})
@@ -221,3 +227,36 @@ def test_a_solution_is_used_only_on_its_own_level(app, client):
     client.get("/sokoban/first-steps/2")
     other = client.post("/sokoban/first-steps/2/solve/use", data={"job": job}, headers=headers)
     assert other.status_code == 404 and "another level" in other.text
+
+
+def test_the_origin_is_checked_against_the_public_origin_not_the_host_header(tmp_path):
+    """A browser names its page's origin with the port; behind a proxy the Host header may
+    differ, so a configured public origin decides, and a forged Host buys nothing."""
+    from flask import request
+
+    from webapp.players import same_origin
+
+    configured = create_app(
+        {
+            "TESTING": True,
+            "INSTANCE_PATH": str(tmp_path / "a"),
+            "PUBLIC_ORIGIN": "https://puzzles.example, http://127.0.0.1:8080",
+        }
+    )
+    cases = [
+        ("https://puzzles.example", "internal:5000", True),
+        ("http://127.0.0.1:8080", "127.0.0.1", True),
+        ("https://puzzles.example:8443", "puzzles.example:8443", False),
+        ("https://evil.example", "evil.example", False),  # a forged Host does not help
+    ]
+    for origin, host, expected in cases:
+        with configured.test_request_context(headers={"Origin": origin, "Host": host}):
+            assert same_origin(request) is expected, (origin, host)
+    default = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path / "b")})
+    for origin, host, expected in [
+        ("http://127.0.0.1:8080", "127.0.0.1:8080", True),
+        ("http://127.0.0.1:8080", "127.0.0.1", False),  # a proxy that dropped the port
+        ("http://evil.example", "127.0.0.1:8080", False),
+    ]:
+        with default.test_request_context(headers={"Origin": origin, "Host": host}):
+            assert same_origin(request) is expected, (origin, host)

@@ -14,11 +14,12 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.parse
 import urllib.request
 
 import pytest
 
-from tests.conftest import ROOT, Server, free_port, wait_until
+from tests.conftest import ROOT, Server, csrf_of, free_port, wait_until
 from tests.test_socket import Browserless
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -111,10 +112,23 @@ def test_budgets_count_the_address_the_proxy_saw(front):
     url, port, _app = front
 
     def new_player(source: str, forged: str) -> int:
-        """A visit without a cookie (a new player) from ``source``, claiming ``forged``."""
+        """A visitor from ``source``, claiming ``forged``, reads a level and makes a move (the
+        first action makes a player); the answer's status."""
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
         try:
-            conn.request("GET", "/sokoban/", headers={"X-Forwarded-For": forged})
+            path = "/sokoban/first-steps/3"
+            conn.request("GET", path, headers={"X-Forwarded-For": forged})
+            page = conn.getresponse()
+            assert page.status == 200  # reading is never refused
+            token = csrf_of(page.read().decode())
+            body = urllib.parse.urlencode({"action": "move", "moves": "d"})
+            headers = {
+                "X-Forwarded-For": forged,
+                "X-CSRF-Token": token,
+                "Origin": url,
+                "Content-Type": "application/x-www-form-urlencoded",
+            }
+            conn.request("POST", path + "/play", body=body, headers=headers)
             return conn.getresponse().status
         finally:
             conn.close()

@@ -14,11 +14,21 @@ from simple_websocket import Client, ConnectionClosed
 from tests.conftest import csrf_of
 
 
+class BrowserSocket(Client):
+    """A WebSocket client that, like a browser, names the port in its Host header."""
+
+    def handshake(self) -> None:
+        self.host = f"{self.host}:{self.port}"
+        super().handshake()
+
+
 class Browserless:
-    """A player over plain HTTP: keeps the cookie, sends the CSRF header."""
+    """A player over plain HTTP as a browser's page would be: keeps the cookie, sends the CSRF
+    header, and names the page's origin (scheme, host and port) on POSTs and sockets."""
 
     def __init__(self, base: str):
         self.base = base
+        self.origin = base.rstrip("/")
         self.jar = CookieJar()
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
         self.token = ""
@@ -31,9 +41,8 @@ class Browserless:
 
     def post(self, path: str, **fields: str) -> str:
         data = urllib.parse.urlencode(fields).encode()
-        request = urllib.request.Request(
-            self.base + path, data=data, headers={"X-CSRF-Token": self.token}
-        )
+        headers = {"X-CSRF-Token": self.token, "Origin": self.origin}
+        request = urllib.request.Request(self.base + path, data=data, headers=headers)
         with self.opener.open(request, timeout=30) as response:
             return response.read().decode()
 
@@ -43,7 +52,8 @@ class Browserless:
 
     def socket(self, path: str, **headers: str) -> Client:
         url = self.base.replace("http://", "ws://") + path
-        return Client.connect(url, headers={"Cookie": self.cookie, **headers})
+        headers = {"Cookie": self.cookie, "Origin": self.origin, **headers}
+        return BrowserSocket.connect(url, headers=headers)
 
 
 @pytest.fixture
@@ -126,9 +136,11 @@ def test_another_site_and_another_player_are_refused(solving, server):
     # The owner's own solve, asked for on another board's address, is refused the same way.
     ws = player.socket(path.replace("/xsokoban/5/", "/xsokoban/6/"))
     assert_refused(ws, "no such solve of this board for this player")
-    # The owner, from the page's own origin, is let in. (This client sends its Host header
-    # without the port, so that is the origin that matches; browsers send both with it.)
+    # The same host on another port is another site.
     ws = player.socket(path, Origin="http://127.0.0.1")
+    assert_refused(ws, "cross-site socket refused")
+    # The owner, from the page's own origin (with its port, as a browser sends it), is let in.
+    ws = player.socket(path)
     assert 'id="solve-status"' in ws.receive(timeout=5)
     ws.close()
 

@@ -142,7 +142,7 @@ def test_a_replay_link_shows_its_moves_without_touching_the_game(client):
 
 
 def test_the_cookie_holds_only_an_opaque_player_id(app, client):
-    client.get("/sokoban/microban/1")
+    Player(client, "/sokoban/microban/1")
     cookie = client.get_cookie("puzzlelab")
     assert cookie is not None and cookie.http_only and cookie.same_site == "Lax"
     session = app.session_interface.get_signing_serializer(app).loads(cookie.value)
@@ -152,7 +152,7 @@ def test_the_cookie_holds_only_an_opaque_player_id(app, client):
 
 
 def test_a_remembered_cookie_is_the_same_player_and_a_forged_one_is_a_new_player(app, client):
-    client.get("/sokoban/microban/1")
+    Player(client, "/sokoban/microban/1")
     cookie = client.get_cookie("puzzlelab").value
     player = app.session_interface.get_signing_serializer(app).loads(cookie)["player"]
     for _ in range(2):  # the second time from memory
@@ -164,7 +164,7 @@ def test_a_remembered_cookie_is_the_same_player_and_a_forged_one_is_a_new_player
             session["player"] = "changed"  # a request's session is its own
     forger = app.test_client()
     forger.set_cookie("puzzlelab", cookie[:-4] + ("AAAA" if cookie[-4:] != "AAAA" else "BBBB"))
-    forger.get("/sokoban/microban/1")
+    Player(forger, "/sokoban/microban/1")
     other = app.session_interface.get_signing_serializer(app).loads(
         forger.get_cookie("puzzlelab").value
     )

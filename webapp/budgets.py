@@ -43,8 +43,9 @@ LIMITS = {
 #: Bytes of move text one client may send a minute (a move is a few bytes; this is over
 #: 10,000 moves a minute).
 MOVE_BYTES = "400000 per minute"
-#: New players (cookies) one client may start an hour (the BUDGET_NEW_PLAYERS setting).
-NEW_PLAYERS = "60 per hour"
+#: New players one client may start an hour (the BUDGET_NEW_PLAYERS setting): counted when a
+#: visitor first acts, never for reading, so a class or an office behind one address plays.
+NEW_PLAYERS = "100 per hour"
 
 
 def client_key() -> str:
@@ -125,7 +126,7 @@ def init_app(app: Flask) -> None:
 class TooManyPlayers(BadRequest):
     def __init__(self) -> None:
         super().__init__(
-            "Many new players have started from your network this hour; "
-            "please keep using the same browser, or try again later.",
+            "Many new players have started playing from your network this hour, so this "
+            "one cannot be kept; try again in a while. Reading levels and replays is open.",
             429,
         )

@@ -121,8 +121,8 @@ def load_play(found: Found) -> Play:
 def save_play(found: Found, play: Play) -> None:
     """Store the game, and the win with its figures: the player's own, or an assisted one
     (moves from a solver or a replay link), which never becomes their best."""
-    if play.broken:
-        return  # a history that no longer replays is kept as it is
+    if play.broken or not player_id():
+        return  # a history that no longer replays is kept as it is; a visitor keeps nothing
     win = play.figures if play.solved and play.moves else None
     saved = SavedGame(play.history, play.cursor)
     get_store().save_game(

@@ -11,7 +11,6 @@ import threading
 import time
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, current_app, render_template, request
 from flask_sock import ConnectionClosed, Sock
@@ -22,7 +21,7 @@ from webapp.errors import BadRequest
 from webapp.levels import Found, find_level, load_play, play_context, save_play
 from webapp.play import Play
 from webapp.playback import Playback, playback_of
-from webapp.players import player_id
+from webapp.players import player_id, same_origin
 from webapp.runner import Busy, Job, Request
 from webapp.solvers import get_runner, get_tables, hint_limits, web_limits
 from webapp.watch import render_frame, render_panel, render_stream
@@ -211,16 +210,9 @@ def hint_failure(result: Any, seconds: float) -> str:
 
 
 # -- the socket ---------------------------------------------------------------------------------
-def _same_origin() -> bool:
-    origin = request.headers.get("Origin")
-    if origin is None:
-        return True  # not a browser: no cross-site page can be behind it
-    return urlsplit(origin).netloc == request.host
-
-
 @sock.route("/<game_name>/<collection>/<ident>/solve/ws/<job_id>", bp=bp)
 def solve_socket(ws: Any, game_name: str, collection: str, ident: str, job_id: str) -> None:
-    if not _same_origin():
+    if not same_origin(request):
         ws.close(reason=1008, message="cross-site socket refused")
         return
     try:

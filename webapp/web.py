@@ -186,8 +186,8 @@ def _act(found: Found) -> Response | str:
             play.redo()
         elif action == "restart":
             play.restart()
-        elif action == "refresh":
-            pass  # the page asks again for figures computed in the background
+        elif action == "refresh":  # the page asks again for figures computed meanwhile
+            return render_template("partials/play.html", **play_context(found, play, message))
         elif action == "adopt":
             return _play_from_here(found, play)
         else:
