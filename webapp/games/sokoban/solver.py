@@ -11,6 +11,7 @@ import heapq
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, replace
 from itertools import count
+from typing import Protocol
 
 import numpy as np
 
@@ -372,7 +373,7 @@ AIMED = Setting(10, macros=False, compiled=True, novelty=True, deadlocks=1, aime
 PLANNED = Setting(macros=False, compiled=True, plan=True, deadlocks=2)
 PLAN_SHARE = 0.1
 #: Expansions the plan search makes before it starts again with another order, times
-#: ``luby(run)`` (run_fast's ``alongside``).
+#: ``luby(run)`` (``Planned``).
 RESTART = 45_000
 #: A short run (``luby(run) == 1``) after the first ends sooner when it has made this many
 #: expansions without a position filling more goals in order than any before it: it is not
@@ -706,236 +707,409 @@ def run_fast(
 ) -> Result:
     """Best-first searches with different settings taking turns until one solves the level;
     they meet where one reaches a position the other has seen. A matching bound, PI-corral
-    pruning, freeze deadlocks and dead squares; by default both searches run compiled
+    pruning, freeze deadlocks and dead squares; by default the searches run compiled
     (compiled.py), and CPython settings may add goal-room and tunnel macros."""
-    board = Board(level)
-    bound = LowerBound(board)
-    rooms: dict[int, list[GoalRoom]] = {}
+    fast = Portfolio(Board(level), position, settings)
+    try:
+        result = run_search(fast.solve, monitor)
+    finally:
+        fast.unlink()
+    if not result.solved:
+        fast.report(result)
+    return result
 
-    def rooms_for(setting: Setting) -> list[GoalRoom]:
+
+class Member(Protocol):
+    """One search of the portfolio, as the turns see it: a run from the start that pauses
+    and then says how it ended, and what the others need of it."""
+
+    setting: Setting
+    #: Forwards (by pushes) rather than backwards (by pulls).
+    forwards: bool
+    #: Looks its children up in the table of the first search the other way (meeting it).
+    meets: bool
+    #: A search that ends the solve at the memory limit only with the others: while one of
+    #: these is left, the turns go on without a search whose arrays are full.
+    carries_on: bool
+
+    @property
+    def compiled(self) -> CompiledSearch | None:
+        """The compiled search it runs now, if any."""
+        ...
+
+    @property
+    def table(self) -> Parents | CompiledSearch | None:
+        """The positions it has reached, for a search the other way to meet."""
+        ...
+
+    def run(self) -> Generator[Pause, None, Outcome]:
+        """Its search from the start."""
+        ...
+
+    def again(self) -> bool:
+        """Having run dry: True when it starts over in a wider space (``run`` again), False
+        when running dry proved the level unsolvable."""
+        ...
+
+
+class Portfolio:
+    """The fast solver's searches taking turns on one level (run_fast): one member per
+    setting, the compiled searches' memory shared out between them, the searches that meet
+    linked, the turns, and how near the searches came."""
+
+    def __init__(
+        self, board: Board, position: Position, settings: tuple[Setting, ...] | None
+    ) -> None:
+        self.board, self.position = board, position
+        self.bound = LowerBound(board)
+        self._rooms: dict[int, list[GoalRoom]] = {}
+        self.settings = portfolio(self.rooms(Setting())) if settings is None else settings
+        self.members: list[Member] = []
+        #: The first search of each direction: the two that meet in the middle.
+        self.forward: Member | None = None
+        self.backward: Member | None = None
+
+    def rooms(self, setting: Setting) -> list[GoalRoom]:
+        """The level's goal rooms of at least ``setting.smallest_room`` goals."""
         size = setting.smallest_room
-        if size not in rooms:
-            rooms[size] = goal_rooms(board, sorted(position.boxes), size)
-        return rooms[size]
+        if size not in self._rooms:
+            self._rooms[size] = goal_rooms(self.board, sorted(self.position.boxes), size)
+        return self._rooms[size]
 
-    if settings is None:
-        settings = portfolio(rooms_for(Setting()))
+    def _shares(self) -> float:
+        """The memory each compiled forward or backward search gets: what the plan, aimed
+        and open-floor searches (fixed shares each) leave, split between them."""
+        chosen = self.settings
+        main = sum(s.compiled and not (s.aimed or s.plan or s.opening) for s in chosen)
+        opening = sum(s.compiled and s.opening for s in chosen)
+        aiming = any(s.aimed for s in chosen)
+        planning = any(s.plan for s in chosen)
+        others = AIM_SHARE * aiming + PLAN_SHARE * planning + MOBILE_SHARE * opening
+        return MEMORY_SHARE * (1 - others) / max(1, main)
 
-    # The compiled searches by portfolio index, to say how near they have come.
-    compiled_runs: dict[int, CompiledSearch] = {}
+    def meeting(self, member: Member) -> Parents | CompiledSearch | None:
+        """The table ``member`` looks its children up in: the first search the other way's."""
+        other = self.backward if member.forwards else self.forward
+        if not member.meets or other is None or other is member:
+            return None
+        return other.table
 
-    def search(monitor: Monitor) -> Result:
+    def link(self, member: Member, search: CompiledSearch) -> None:
+        """Hand a compiled search of ``member`` the compiled table it meets, if any."""
+        other = self.meeting(member)
+        if isinstance(other, CompiledSearch):
+            search.partner = other
+
+    def searches(self) -> list[CompiledSearch]:
+        """The compiled searches running now, in the portfolio's order."""
+        return [member.compiled for member in self.members if member.compiled is not None]
+
+    def unlink(self) -> None:
+        # Searches that meet link each other both ways: unlinked, their arrays (up to the
+        # memory limit) go as soon as the last reference does, not at the next collection.
+        for search in self.searches():
+            search.partner = None
+
+    def solve(self, monitor: Monitor) -> Result:
+        """The turns, until a search solves the level or proves it unsolvable."""
+        board, position = self.board, self.position
         boxes = board.boxes_of(position)
         if boxes == board.goal_mask:
             return _solved(monitor, board, position, [], False)
-        if boxes & board.dead or bound(boxes) >= FAR:
+        if boxes & board.dead or self.bound(boxes) >= FAR:
             return monitor.result("unsolvable")
-        stride = _stride(monitor)
-        chosen = list(settings)
-        # The positions the first search of each direction has reached, for the two to meet
-        # in the middle; any other search keeps its own.
-        forward: Parents | CompiledSearch = {}
-        backward: Parents | CompiledSearch = {}
-        first_forward = next(
-            (i for i, s in enumerate(chosen) if not (s.reverse or s.aimed or s.plan or s.opening)),
-            None,
-        )
-        first_backward = next((i for i, s in enumerate(chosen) if s.reverse), None)
-        aiming = any(s.aimed for s in chosen)
-        planning = any(s.plan for s in chosen)
-        main = sum(s.compiled and not (s.aimed or s.plan or s.opening) for s in chosen)
-        opening = sum(s.compiled and s.opening for s in chosen)
-        others = AIM_SHARE * aiming + PLAN_SHARE * planning + MOBILE_SHARE * opening
-        share = MEMORY_SHARE * (1 - others) / max(1, main)
-
-        def aim(index: int, setting: Setting) -> Generator[Pause, None, Outcome]:
-            """The aimed search (Setting.aimed): idle until the backward search comes near,
-            then forwards towards the nearest position it has found, meeting it there."""
-            boxes = board.boxes_of(position)
-            expanded = generated = 0
-            aimed_at = AIM_PULLS + 1
-            run: Generator[Pause, None, Outcome] | None = None
-            last: Pause = (0, 0, 0, 0, position.player, boxes)
-            while True:
-                if isinstance(backward, CompiledSearch) and backward.closest < aimed_at:
-                    aimed_at = backward.closest
-                    expanded, generated = last[0], last[1]
-                    aimed = CompiledSearch(
-                        board, position, int(setting.weight), monitor.limits.memory_mb,
-                        setting.corrals, False, MEMORY_SHARE * AIM_SHARE, setting.novelty,
-                        deadlocks=setting.deadlocks, towards=backward.nearest,
-                    )  # fmt: skip
-                    aimed.partner = backward
-                    compiled_runs[index] = aimed
-                    run = aimed.search(monitor.limits.nodes)
-                if run is not None:
-                    try:
-                        pause = next(run)
-                        last = (expanded + pause[0], generated + pause[1], *pause[2:])
-                    except StopIteration as finished:
-                        # A solution, or the whole space run dry: its bound orders, it never
-                        # cuts, so that is a proof as for the forward search.
-                        pushes, done, made = finished.value
-                        return pushes, expanded + done, generated + made
-                    except Stop:
-                        run = None  # its arrays are full: wait for a nearer target
-                yield last
-
-        def alongside(make: Callable[[int], CompiledSearch]) -> Generator[Pause, None, Outcome]:
-            """The plan search beside the forward and backward ones: it meets the backward
-            search once that has started. A run that has made RESTART * luby(run)
-            expansions, filled its arrays or (a short one after the first) stalled (STALL)
-            without a solution makes way for a new one (``make(seed)``) that takes the
-            pushes of the boxes not pushed last in an order of its own: a greedy search
-            that went wrong early seldom comes back, and another order often does not go
-            wrong there."""
-            before = (0, 0)
-            filled = 0
-            for seed in count():
-                allowance = RESTART * luby(seed)
-                compiled = make(seed)
-                compiled.filled_before = filled
-                run = compiled.search(allowance)  # slices end there: the same run any day
-                while True:
-                    if compiled.partner is None and isinstance(backward, CompiledSearch):
-                        compiled.partner = backward
-                    try:
-                        pause = next(run)
-                    except StopIteration as finished:
-                        pushes, expanded, generated = finished.value
-                        return pushes, before[0] + expanded, before[1] + generated
-                    except Stop:
-                        break
-                    yield (before[0] + pause[0], before[1] + pause[1], *pause[2:])
-                    if compiled.full or compiled.stalled or pause[0] >= allowance:
-                        break
-                filled = compiled.filled
-                done = compiled.pause()
-                before = (before[0] + done[0], before[1] + done[1])
-            raise AssertionError("unreachable")
-
-        def begin(index: int) -> Generator[Pause, None, Outcome]:
-            nonlocal forward, backward
-            setting = chosen[index]
-            if setting.aimed:
-                return aim(index, setting)
-            if setting.compiled:
-                from webapp.games.sokoban.packing import packing_order  # numba, as compiled.py
-
-                phases = packing_order(board, position) if setting.plan else None
-                if setting.plan:
-
-                    def make(seed: int) -> CompiledSearch:
-                        # A restart keeps the corral verdicts its runs have found so far.
-                        before = compiled_runs.get(index)
-                        planned = compiled_runs[index] = plan_run(
-                            board, position, monitor.limits.memory_mb, phases, seed,
-                            setting.deadlocks, before.scratch if before is not None else None,
-                        )  # fmt: skip
-                        return planned
-
-                    return alongside(make)
-                compiled = compiled_runs[index] = CompiledSearch(
-                    board, position, int(setting.weight), monitor.limits.memory_mb,
-                    setting.corrals, setting.reverse,
-                    MEMORY_SHARE * MOBILE_SHARE if setting.opening else share,
-                    setting.novelty,
-                    rooms_for(setting) if setting.penalty and not setting.reverse else None,
-                    setting.penalty, setting.deadlocks, mobility=setting.mobility,
-                )  # fmt: skip
-                if index == first_forward:
-                    forward = compiled
-                if index == first_backward:
-                    backward = compiled
-                if isinstance(forward, CompiledSearch) and isinstance(backward, CompiledSearch):
-                    forward.partner, backward.partner = backward, forward
-                return compiled.search(monitor.limits.nodes)
-            if setting.reverse:
-                mine = backward if index == first_backward and isinstance(backward, dict) else {}
-                mine.clear()
-                return _best_first_reverse(board, position, setting, stride, mine, forward)
-            mine = forward if index == first_forward and isinstance(forward, dict) else {}
-            mine.clear()
-            # (A Python forward search meets only a Python backward one.)
-            meet = backward if isinstance(backward, dict) else {}
-            return _best_first(
-                board, bound, position, setting, stride, rooms_for(setting), mine, meet
-            )
-
-        runs = [begin(index) for index in range(len(chosen))]
-        # Open-floor searches (Setting.opening) look their children up in the backward one.
-        if isinstance(backward, CompiledSearch):
-            for compiled in compiled_runs.values():
-                if compiled.mobility:
-                    compiled.partner = backward
-        # Work done by each setting, including runs it finished before starting over.
-        done = [(0, 0)] * len(runs)
-        totals = [(0, 0)] * len(runs)
-        # Searches whose arrays are full, with none left to meet them: they take no turns.
-        spent: set[int] = set()
-        pauses = max(1, TURN // stride)
+        self.monitor, self.stride = monitor, _stride(monitor)
+        self.share = self._shares()
+        self.members = [_member(self, setting) for setting in self.settings]
+        members = self.members
+        self.forward = next((m for m in members if _leads_forwards(m.setting)), None)
+        self.backward = next((m for m in members if m.setting.reverse), None)
+        self.runs = [member.run() for member in self.members]
+        # Work done by each member, including runs it finished before starting over.
+        self.done = [(0, 0)] * len(self.members)
+        self.totals = [(0, 0)] * len(self.members)
+        # Members whose arrays are full, with none left to meet them: they take no turns.
+        self.spent: set[int] = set()
+        pauses = max(1, TURN // self.stride)
         while True:
-            for index in range(len(runs)):
-                if index in spent:
-                    continue
-                for _ in range(pauses * chosen[index].turns):
-                    try:
-                        expanded, generated, frontier, depth, player, boxes = next(runs[index])
-                    except ArraysFull:
-                        # The plan search starts new runs in arrays of their own: while it
-                        # is in the portfolio, it has the rest of the time; so have the
-                        # searches beside a full open-floor one (a tenth of the memory).
-                        spent.add(index)
-                        if not any(
-                            chosen[i].compiled and not chosen[i].aimed
-                            for i in range(len(runs))
-                            if i not in spent
-                        ):
-                            raise
-                        break
-                    except StopIteration as finished:
-                        pushes, expanded, generated = finished.value
-                        done[index] = (done[index][0] + expanded, done[index][1] + generated)
-                        totals[index] = done[index]
-                        monitor.tick(*map(sum, zip(*totals, strict=True)), force=True)
-                        if pushes is not None:
-                            return _solved(monitor, board, position, pushes, False)
-                        setting = chosen[index]
-                        if setting.reverse or not (
-                            setting.macros and (rooms_for(setting) or any(board.tunnels()))
-                        ):
-                            # Without macros every setting searches the same space soundly:
-                            # one exhausted search proves there is no solution.
-                            return monitor.result("unsolvable")
-                        # Macros may have cut every solution away: go on without them.
-                        chosen[index] = replace(setting, macros=False)
-                        runs[index] = begin(index)
-                        break
-                    totals[index] = (done[index][0] + expanded, done[index][1] + generated)
-                    expanded, generated = map(sum, zip(*totals, strict=True))
-                    monitor.note = closest_note(compiled_runs.values())
-                    monitor.tick(
-                        expanded, generated, frontier, depth, _sampler(board, player, boxes)
-                    )
+            for index, member in enumerate(self.members):
+                if index not in self.spent:
+                    result = self._turn(index, pauses * member.setting.turns)
+                    if result is not None:
+                        return result
 
-    try:
-        result = run_search(search, monitor)
-    finally:
-        # Searches that meet link each other both ways: unlinked, their arrays (up to the
-        # memory limit) go as soon as the last reference does, not at the next collection.
-        for compiled in compiled_runs.values():
-            compiled.partner = None
-    if result.solved:
-        return result
-    # Unsolved: how near each compiled search came (what the bench reports for a miss).
-    for compiled in compiled_runs.values():
-        if compiled.planned:
-            result.extra["plan filled"] = f"{compiled.filled}/{len(compiled.goal_squares)}"
-            result.extra["plan runs"] = compiled.seed + 1
-        elif compiled.closest < FAR and not compiled.aimed:
-            way = "backwards" if compiled.reverse else "forwards"
-            result.extra.setdefault(f"closest {way}", compiled.closest)
-    return result
+    def _turn(self, index: int, pauses: int) -> Result | None:
+        """One turn of member ``index``: a result when the solve ends with it."""
+        for _ in range(pauses):
+            try:
+                expanded, generated, frontier, depth, player, boxes = next(self.runs[index])
+            except ArraysFull:
+                self._retire(index)
+                return None
+            except StopIteration as finished:
+                return self._finish(index, finished.value)
+            done = self.done[index]
+            self.totals[index] = (done[0] + expanded, done[1] + generated)
+            expanded, generated = map(sum, zip(*self.totals, strict=True))
+            self.monitor.note = closest_note(self.searches())
+            sample = _sampler(self.board, player, boxes)
+            self.monitor.tick(expanded, generated, frontier, depth, sample)
+        return None
+
+    def _retire(self, index: int) -> None:
+        """Member ``index`` has filled its arrays and none is left to meet it: the others go
+        on while one that carries on is left (the plan search starts new runs in arrays of
+        its own; beside a full open-floor search, a tenth of the memory, the rest have the
+        time), else the solve ends at the memory limit."""
+        self.spent.add(index)
+        members = self.members
+        if not any(members[i].carries_on for i in range(len(members)) if i not in self.spent):
+            raise ArraysFull()
+
+    def _finish(self, index: int, outcome: Outcome) -> Result | None:
+        """Member ``index`` has ended: a solution, a proof, or (macros) a start over."""
+        pushes, expanded, generated = outcome
+        done = self.done[index]
+        self.done[index] = self.totals[index] = (done[0] + expanded, done[1] + generated)
+        self.monitor.tick(*map(sum, zip(*self.totals, strict=True)), force=True)
+        if pushes is not None:
+            return _solved(self.monitor, self.board, self.position, pushes, False)
+        member = self.members[index]
+        if not member.again():
+            # Without macros every setting searches the same space soundly: one exhausted
+            # search proves there is no solution.
+            return self.monitor.result("unsolvable")
+        self.runs[index] = member.run()
+        return None
+
+    def report(self, result: Result) -> None:
+        """Unsolved: how near each compiled search came (what the bench reports for a miss)."""
+        for search in self.searches():
+            if search.planned:
+                result.extra["plan filled"] = f"{search.filled}/{len(search.goal_squares)}"
+                result.extra["plan runs"] = search.seed + 1
+            elif search.closest < FAR and not search.aimed:
+                way = "backwards" if search.reverse else "forwards"
+                result.extra.setdefault(f"closest {way}", search.closest)
+
+
+class BestFirst:
+    """A compiled weighted best-first search (kernels.search): forwards, backwards, or
+    forwards by the open floor (Setting.opening, a share of its own)."""
+
+    carries_on = True
+
+    def __init__(self, portfolio: Portfolio, setting: Setting) -> None:
+        self.portfolio, self.setting = portfolio, setting
+        self.forwards = not setting.reverse
+        share = MEMORY_SHARE * MOBILE_SHARE if setting.opening else portfolio.share
+        rooms = portfolio.rooms(setting) if setting.penalty and self.forwards else None
+        self.compiled = CompiledSearch(
+            portfolio.board, portfolio.position, int(setting.weight),
+            portfolio.monitor.limits.memory_mb, setting.corrals, setting.reverse, share,
+            setting.novelty, rooms, setting.penalty, setting.deadlocks,
+            mobility=setting.mobility,
+        )  # fmt: skip
+
+    @property
+    def meets(self) -> bool:
+        # The open-floor search looks its children up in the backward search's table too.
+        portfolio = self.portfolio
+        return self is portfolio.forward or self is portfolio.backward or self.setting.opening
+
+    @property
+    def table(self) -> CompiledSearch:
+        return self.compiled
+
+    def run(self) -> Generator[Pause, None, Outcome]:
+        self.portfolio.link(self, self.compiled)
+        return self.compiled.search(self.portfolio.monitor.limits.nodes)
+
+    def again(self) -> bool:
+        return False
+
+
+class Planned:
+    """The plan search (plan.py) in runs: a run that has made RESTART * luby(run)
+    expansions, filled its arrays or (a short one after the first) stalled (STALL) without a
+    solution makes way for a new one that takes the pushes of the boxes not pushed last in
+    an order of its own: a greedy search that went wrong early seldom comes back, and
+    another order often does not go wrong there."""
+
+    forwards = meets = carries_on = True
+    table = None
+
+    def __init__(self, portfolio: Portfolio, setting: Setting) -> None:
+        self.portfolio, self.setting = portfolio, setting
+        self.compiled: CompiledSearch | None = None
+
+    def run(self) -> Generator[Pause, None, Outcome]:
+        from webapp.games.sokoban.packing import packing_order  # numba, as compiled.py
+
+        return self._runs(packing_order(self.portfolio.board, self.portfolio.position))
+
+    def _start(self, phases: list[list[int]], seed: int) -> CompiledSearch:
+        # A restart keeps the corral verdicts its runs have found so far.
+        portfolio, before = self.portfolio, self.compiled
+        planned = self.compiled = plan_run(
+            portfolio.board, portfolio.position, portfolio.monitor.limits.memory_mb, phases,
+            seed, self.setting.deadlocks, before.scratch if before is not None else None,
+        )  # fmt: skip
+        portfolio.link(self, planned)
+        return planned
+
+    def _runs(self, phases: list[list[int]]) -> Generator[Pause, None, Outcome]:
+        before = (0, 0)
+        filled = 0
+        for seed in count():
+            allowance = RESTART * luby(seed)
+            planned = self._start(phases, seed)
+            planned.filled_before = filled
+            run = planned.search(allowance)  # slices end there: the same run any day
+            while True:
+                try:
+                    pause = next(run)
+                except StopIteration as finished:
+                    pushes, expanded, generated = finished.value
+                    return pushes, before[0] + expanded, before[1] + generated
+                except Stop:
+                    break
+                yield (before[0] + pause[0], before[1] + pause[1], *pause[2:])
+                if planned.full or planned.stalled or pause[0] >= allowance:
+                    break
+            filled = planned.filled
+            done = planned.pause()
+            before = (before[0] + done[0], before[1] + done[1])
+        raise AssertionError("unreachable")
+
+    def again(self) -> bool:
+        return False
+
+
+class Aimed:
+    """The aimed search (Setting.aimed): idle until the backward search comes near, then
+    forwards towards the nearest position it has found, meeting it there; it starts again
+    whenever the backward search comes nearer."""
+
+    forwards = meets = True
+    carries_on = False
+    table = None
+
+    def __init__(self, portfolio: Portfolio, setting: Setting) -> None:
+        self.portfolio, self.setting = portfolio, setting
+        self.compiled: CompiledSearch | None = None
+
+    def _towards(self, target: int) -> CompiledSearch:
+        portfolio, setting = self.portfolio, self.setting
+        aimed = self.compiled = CompiledSearch(
+            portfolio.board, portfolio.position, int(setting.weight),
+            portfolio.monitor.limits.memory_mb, setting.corrals, False,
+            MEMORY_SHARE * AIM_SHARE, setting.novelty, deadlocks=setting.deadlocks,
+            towards=target,
+        )  # fmt: skip
+        portfolio.link(self, aimed)
+        return aimed
+
+    def run(self) -> Generator[Pause, None, Outcome]:
+        portfolio = self.portfolio
+        backward = portfolio.meeting(self)
+        expanded = generated = 0
+        aimed_at = AIM_PULLS + 1
+        run: Generator[Pause, None, Outcome] | None = None
+        position = portfolio.position
+        last: Pause = (0, 0, 0, 0, position.player, portfolio.board.boxes_of(position))
+        while True:
+            if isinstance(backward, CompiledSearch) and backward.closest < aimed_at:
+                aimed_at = backward.closest
+                expanded, generated = last[0], last[1]
+                run = self._towards(backward.nearest).search(portfolio.monitor.limits.nodes)
+            if run is not None:
+                try:
+                    pause = next(run)
+                    last = (expanded + pause[0], generated + pause[1], *pause[2:])
+                except StopIteration as finished:
+                    # A solution, or the whole space run dry: its bound orders, it never
+                    # cuts, so that is a proof as for the forward search.
+                    pushes, done, made = finished.value
+                    return pushes, expanded + done, generated + made
+                except Stop:
+                    run = None  # its arrays are full: wait for a nearer target
+            yield last
+
+    def again(self) -> bool:
+        return False
+
+
+class PythonForward:
+    """The CPython forward search (``_best_first``), with macros when its setting has them."""
+
+    forwards = meets = True
+    carries_on = False
+    compiled = None
+
+    def __init__(self, portfolio: Portfolio, setting: Setting) -> None:
+        self.portfolio, self.setting = portfolio, setting
+        self.table: Parents = {}
+
+    def run(self) -> Generator[Pause, None, Outcome]:
+        portfolio = self.portfolio
+        self.table.clear()
+        # (A CPython forward search meets only a CPython backward one.)
+        meet = portfolio.meeting(self)
+        return _best_first(
+            portfolio.board, portfolio.bound, portfolio.position, self.setting,
+            portfolio.stride, portfolio.rooms(self.setting), self.table,
+            meet if isinstance(meet, dict) else {},
+        )  # fmt: skip
+
+    def again(self) -> bool:
+        # Macros may have cut every solution away: go on without them.
+        setting, board = self.setting, self.portfolio.board
+        if not (setting.macros and (self.portfolio.rooms(setting) or any(board.tunnels()))):
+            return False
+        self.setting = replace(setting, macros=False)
+        return True
+
+
+class PythonBackward:
+    """The CPython backward search (``_best_first_reverse``)."""
+
+    forwards = False
+    meets = True
+    carries_on = False
+    compiled = None
+
+    def __init__(self, portfolio: Portfolio, setting: Setting) -> None:
+        self.portfolio, self.setting = portfolio, setting
+        self.table: Parents = {}
+
+    def run(self) -> Generator[Pause, None, Outcome]:
+        portfolio = self.portfolio
+        self.table.clear()
+        meet = portfolio.meeting(self)
+        return _best_first_reverse(
+            portfolio.board, portfolio.position, self.setting, portfolio.stride, self.table,
+            meet,
+        )  # fmt: skip
+
+    def again(self) -> bool:
+        return False
+
+
+def _leads_forwards(setting: Setting) -> bool:
+    """A plain forward search: the first such one meets the first backward one both ways."""
+    return not (setting.reverse or setting.aimed or setting.plan or setting.opening)
+
+
+def _member(portfolio: Portfolio, setting: Setting) -> Member:
+    """The member that runs ``setting``."""
+    if setting.aimed:
+        return Aimed(portfolio, setting)
+    if setting.compiled:
+        return Planned(portfolio, setting) if setting.plan else BestFirst(portfolio, setting)
+    if setting.reverse:
+        return PythonBackward(portfolio, setting)
+    return PythonForward(portfolio, setting)
 
 
 def closest_note(searches: Iterable[CompiledSearch]) -> str:
