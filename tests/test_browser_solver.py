@@ -96,3 +96,19 @@ def test_hint_gives_the_next_move(page, solver_server):
     page.goto(solver_server.url + "/sokoban/first-steps/1")
     page.locator("#hint-button").click()
     expect(page.locator("#hint")).to_have_text("Next move: push right (R)", timeout=15_000)
+
+
+def test_a_quiet_finished_solve_frees_its_socket_and_playback_picks_it_up_again(page, tmp_path):
+    with serving(tmp_path, SOCKET_IDLE_SECONDS="1") as server:
+        page.goto(server.url + "/sokoban/microban/2")
+        page.select_option("select[name=algorithm]", "bfs")
+        page.locator("#solve-button").click()
+        expect(page.locator("#solve-status")).to_have_attribute("data-status", "solved")
+        total = int(page.locator("#playback-pos").inner_text().split(" of ")[1])
+        # Nothing played for a second: the server closes the socket and the page says so.
+        expect(page.locator("#live-note")).to_contain_text("picks it up again", timeout=10_000)
+        page.locator("#playback button[title='Step forward']").click()
+        expect(page.locator("#playback-pos")).to_have_text(f"move 1 of {total}")
+        expect(page.locator("#live-note")).to_be_empty()
+        page.locator("#playback button[title='Step forward']").click()
+        expect(page.locator("#playback-pos")).to_have_text(f"move 2 of {total}")

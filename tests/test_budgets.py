@@ -180,18 +180,32 @@ def test_a_forged_or_foreign_token_makes_no_player(tmp_path):
     )
 
 
-def test_an_ipv6_client_is_its_64():
+def test_an_ipv6_client_is_its_56():
+    """A home is commonly given a /56: its 256 /64s are one client, not 256."""
     from webapp.budgets import client_key
 
     app = create_app({"TESTING": True, "INSTANCE_PATH": "/tmp/unused-budgets"})
     for address, key in (
-        ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"),
-        ("2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"),
+        ("2001:db8:1:2:aaaa::1", "2001:db8:1::/56"),
+        ("2001:db8:1:ff:ffff:ffff:ffff:ffff", "2001:db8:1::/56"),
+        ("2001:db8:1:100::1", "2001:db8:1:100::/56"),
         ("::ffff:192.0.2.5", "192.0.2.5"),
         ("192.0.2.5", "192.0.2.5"),
     ):
         with app.test_request_context(environ_base={"REMOTE_ADDR": address}):
             assert client_key() == key
+
+
+def test_a_homes_many_ipv6_networks_share_one_budget(monkeypatch, tmp_path):
+    from webapp import budgets
+
+    monkeypatch.setitem(budgets.LIMITS, "web.paste", ("3 per hour", "Too many pastes."))
+    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
+    answers = []
+    for network in range(5):  # five /64s of one /56
+        client, token = fresh(app, f"2001:db8:7:{network:x}::1")
+        answers.append(paste(client, token).status_code)
+    assert answers == [303, 303, 303, 429, 429]
 
 
 def test_forwarded_addresses_count_only_behind_the_configured_proxies(tmp_path):

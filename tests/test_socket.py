@@ -226,3 +226,68 @@ def test_sockets_are_capped_per_solve_and_per_player_oldest_closed_first(tmp_pat
         for level, path in zip(("/sokoban/xsokoban/5", "/sokoban/xsokoban/6"), paths, strict=False):
             player.post(level + "/solve/cancel", job=path.rsplit("/", 1)[1])
         server.stop()
+
+
+def test_sockets_site_wide_are_capped_and_a_few_clients_cannot_take_them_all(tmp_path):
+    """Each socket holds a server thread: they hold at most SOCKETS_SITE, and when that is
+    full a newcomer takes a socket from the client holding the most, down to one each; past
+    that the newcomer is told the live view is full (1013: the page retries)."""
+    from tests.conftest import serving
+
+    settings = {
+        "SOCKETS_SITE": "4",
+        "SOCKETS_PER_JOB": "50",
+        "SOCKETS_PER_PLAYER": "50",
+        "PROXIES": "1",  # each socket below claims its client address, as behind nginx
+        "THREADS_PER_CLIENT": "0",
+    }
+    with serving(tmp_path, **settings) as server:
+        player = Browserless(server.url)
+        player.get("/sokoban/xsokoban/5")
+        panel = player.post("/sokoban/xsokoban/5/solve", algorithm="bfs")
+        path = re.search(r'ws-connect="([^"]+)"', panel).group(1)
+        try:
+
+            def opened(address: str) -> Client:
+                ws = player.socket(path, **{"X-Forwarded-For": address})
+                assert 'id="solve-status"' in ws.receive(timeout=20)
+                return ws
+
+            flood = [opened("198.51.100.1") for _ in range(4)]  # one client fills the site
+            newcomers = [opened(f"203.0.113.{n}") for n in (1, 2, 3)]
+            # Each newcomer took the flooder's oldest socket; the flooder keeps one.
+            assert all(_closed(ws) for ws in flood[:3])
+            assert not _closed(flood[3], 1.0)
+            assert not any(_closed(ws, 0.5) for ws in newcomers)
+            # Now every client holds one: the next is refused, and told why.
+            late = player.socket(path, **{"X-Forwarded-For": "203.0.113.9"})
+            code, message, received = close_of(late)
+            assert (code, message) == (
+                1013,
+                "the live view is full just now; your solve goes on and this page retries",
+            )
+            assert any("live view is full" in text for text in received)
+            for ws in (flood[3], *newcomers):
+                ws.close()
+        finally:
+            player.post("/sokoban/xsokoban/5/solve/cancel", job=path.rsplit("/", 1)[1])
+
+
+def test_the_socket_of_a_finished_solve_nobody_plays_back_closes(tmp_path):
+    from tests.conftest import serving
+
+    with serving(tmp_path, SOCKET_IDLE_SECONDS="1") as server:
+        player = Browserless(server.url)
+        player.get("/sokoban/microban/1")
+        panel = player.post("/sokoban/microban/1/solve", algorithm="bfs")
+        path = re.search(r'ws-connect="([^"]+)"', panel).group(1)
+        ws = player.socket(path)
+        code, message, received = close_of(ws, within=15)
+        assert (code, message) == (1000, "idle")  # a normal closure: the page does not retry
+        assert 'data-state="done"' in "".join(received)
+        assert "any playback button picks it up again" in received[-1]
+        again = player.socket(path)  # the page's next command opens it again
+        assert 'data-state="done"' in again.receive(timeout=10)
+        again.send('{"action": "forward"}')
+        assert 'id="playback-pos"' in again.receive(timeout=10)
+        again.close()

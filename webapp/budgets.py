@@ -1,8 +1,9 @@
 """What one client may ask of the site, counted by its address, not by its cookie.
 
 A cookie is free to drop, so a budget kept per cookie is no budget: here every limit is kept
-per client, an IPv4 address or an IPv6 /64 (one household or phone gets a /64, and can pick
-any address in it). Behind a proxy the client is the address the proxy saw, taken from
+per client, an IPv4 address or an IPv6 /56 (a home connection is commonly given a /56, 256
+/64 networks, and can pick any address in any of them; counting /64s would give one home 256
+budgets). Behind a proxy the client is the address the proxy saw, taken from
 X-Forwarded-For only when ``PROXIES`` says how many proxies stand in front (werkzeug's
 ProxyFix); otherwise anyone could claim any address.
 
@@ -48,13 +49,17 @@ MOVE_BYTES = "400000 per minute"
 NEW_PLAYERS = "100 per hour"
 
 
+#: The prefix length that makes one IPv6 client.
+IPV6_CLIENT_PREFIX = 56
+
+
 def client_key() -> str:
-    """The client a request comes from: its IPv4 address, or the /64 of its IPv6 address."""
+    """The client a request comes from: its IPv4 address, or the /56 of its IPv6 address."""
     return address_key(request.remote_addr or "")
 
 
 def address_key(address: str) -> str:
-    """The client an address belongs to: an IPv4 address itself, an IPv6 address its /64."""
+    """The client an address belongs to: an IPv4 address itself, an IPv6 address its /56."""
     try:
         parsed = ipaddress.ip_address(address)
     except ValueError:
@@ -62,7 +67,7 @@ def address_key(address: str) -> str:
     if isinstance(parsed, ipaddress.IPv6Address):
         if parsed.ipv4_mapped is not None:
             return str(parsed.ipv4_mapped)
-        return str(ipaddress.IPv6Network((parsed, 64), strict=False))
+        return str(ipaddress.IPv6Network((parsed, IPV6_CLIENT_PREFIX), strict=False))
     return str(parsed)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -37,26 +38,41 @@ MESSAGES_PER_SECOND = 20
 LIVELY_WAIT, QUIET_WAIT = 0.05, 0.25
 #: Least seconds between two progress updates on one socket.
 UPDATE_INTERVAL = 0.1
-#: Most sockets open at once on one solve, for one player and from one client address (the
-#: settings SOCKETS_PER_JOB, _PER_PLAYER, _PER_CLIENT); past a cap the oldest is closed.
-#: Open solver sockets per solve, per player and per client address. The client's is below
-#: the threads one address may hold (webapp/serving.py, 16), so its oldest socket is closed
-#: before the address runs out of threads for its pages and moves.
+#: Open solver sockets per solve, per player and per client (an address, an IPv6 /56), the
+#: settings SOCKETS_PER_JOB, _PER_PLAYER, _PER_CLIENT; past a cap the oldest is closed. The
+#: client's is below the threads one address may hold (webapp/serving.py, 16), so its oldest
+#: socket is closed before the address runs out of threads for its pages and moves.
 SOCKET_CAPS = {"job": 4, "player": 8, "client": 12}
+#: Open solver sockets in all (the SOCKETS_SITE setting): each holds one of the server's
+#: threads (128), so sockets may hold at most this many and pages always have the rest.
+SOCKETS_SITE = 48
+#: Seconds a socket to a finished solve stays open with nothing played or asked (the
+#: SOCKET_IDLE_SECONDS setting); then it closes, and the page opens it again on its next
+#: playback command. Pings alone keep no thread.
+IDLE_SECONDS = 60.0
+IDLE_NOTE = "The live view paused to free the server; any playback button picks it up again."
+#: What a page reads when every socket the site allows is open: the solve itself goes on.
+SITE_FULL = "the live view is full just now; your solve goes on and this page retries"
 
 
 class Sockets:
-    """The open solver sockets of this process, capped per solve, player and client: each
-    holds a server thread, so a page reloaded in a loop or a script opening sockets must not
-    take them all. The oldest goes first, as it is most likely a page already left."""
+    """The open solver sockets of this process, capped per solve, player and client, and in
+    all: each holds a server thread, so a page reloaded in a loop or a script opening sockets
+    must not take them. Within a cap the oldest goes first, as it is most likely a page
+    already left. When the site is full, a newcomer takes the oldest socket of the client
+    holding the most, if that client holds more than the newcomer's own plus one; else the
+    newcomer is refused (a few addresses cannot keep everyone else from watching)."""
 
     def __init__(self) -> None:
         self._open: list[tuple[dict[str, str], Any]] = []
         self._lock = threading.Lock()
 
-    def opened(self, ws: Any, caps: dict[str, int], **keys: str) -> None:
+    def opened(self, ws: Any, caps: dict[str, int], site: int, **keys: str) -> bool:
+        """Count a new socket in; False (and nothing counted) when the site is full."""
         closing = []
         with self._lock:
+            if len(self._open) >= site and not self._make_room(keys["client"], closing):
+                return False
             self._open.append((keys, ws))
             for name, cap in caps.items():
                 same = [entry for entry in self._open if entry[0][name] == keys[name]]
@@ -68,6 +84,21 @@ class Sockets:
                 old.close(reason=1008, message="too many solver streams open: this was the oldest")
             except Exception:  # noqa: BLE001 - already closing: nothing more to do
                 pass
+        return True
+
+    def _make_room(self, client: str, closing: list[Any]) -> bool:
+        held = Counter(entry[0]["client"] for entry in self._open)
+        heaviest, most = held.most_common(1)[0]
+        if most <= held.get(client, 0) + 1:
+            return False
+        oldest = next(entry for entry in self._open if entry[0]["client"] == heaviest)
+        self._open.remove(oldest)
+        closing.append(oldest[1])
+        return True
+
+    def count(self) -> int:
+        with self._lock:
+            return len(self._open)
 
     def closed(self, ws: Any) -> None:
         with self._lock:
@@ -229,10 +260,20 @@ def solve_socket(ws: Any, game_name: str, collection: str, ident: str, job_id: s
         name: int(config.get(f"SOCKETS_PER_{name.upper()}", cap))
         for name, cap in SOCKET_CAPS.items()
     }
-    sockets.opened(ws, caps, job=job.id, player=job.request.owner, client=client_address())
+    site = int(config.get("SOCKETS_SITE", SOCKETS_SITE))
+    if not sockets.opened(
+        ws, caps, site, job=job.id, player=job.request.owner, client=client_address()
+    ):
+        ws.send(
+            render_template(
+                "partials/live_note.html", note=SITE_FULL[0].upper() + SITE_FULL[1:] + "."
+            )
+        )
+        ws.close(reason=1013, message=SITE_FULL)  # "try again later": the page retries
+        return
     get_runner().watch(job)
     try:
-        stream(ws, found, job)
+        stream(ws, found, job, float(config.get("SOCKET_IDLE_SECONDS", IDLE_SECONDS)))
     except (ConnectionClosed, ConnectionError, TimeoutError):
         pass  # the page went away, or its connection was reset mid-send: nothing to report
     finally:
@@ -240,12 +281,12 @@ def solve_socket(ws: Any, game_name: str, collection: str, ident: str, job_id: s
         get_runner().unwatch(job)
 
 
-def stream(ws: Any, found: Found, job: Job) -> None:
+def stream(ws: Any, found: Found, job: Job, idle_seconds: float = IDLE_SECONDS) -> None:
     # The version is read before the snapshot is rendered: a change landing in between is then
     # sent next, where reading it after would have lost it (and left the page "running").
     seen = job.version
     ws.send(render_stream(found, job))
-    sent_at = time.monotonic()
+    sent_at = active_at = time.monotonic()
     window_start, window_count = time.monotonic(), 0
     wait = LIVELY_WAIT
     while True:
@@ -253,6 +294,7 @@ def stream(ws: Any, found: Found, job: Job) -> None:
         now = time.monotonic()
         changed = stepped = False
         if message is not None:
+            active_at = now
             if now - window_start >= 1.0:
                 window_start, window_count = now, 0
             window_count += 1
@@ -274,6 +316,14 @@ def stream(ws: Any, found: Found, job: Job) -> None:
         elif stepped:
             ws.send(render_frame(found, job))
         playing = playback is not None and playback.playing
+        if changed or stepped or playing:
+            active_at = now
+        elif job.done and now - active_at > idle_seconds:
+            # A finished solve nobody plays back: give the thread back. A normal closure,
+            # which the page does not retry; its next playback command opens it again.
+            ws.send(render_template("partials/live_note.html", note=IDLE_NOTE))
+            ws.close(reason=1000, message="idle")
+            return
         quiet = job.state == "queued" or (job.done and not playing)
         wait = QUIET_WAIT if quiet and job.version == seen else LIVELY_WAIT
 

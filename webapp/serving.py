@@ -64,7 +64,7 @@ class Worker(ThreadWorker):
 
     def handle(self, conn):  # noqa: ANN001, ANN201 - gunicorn's own signature
         address = conn.client[0] if isinstance(conn.client, tuple) else str(conn.client)
-        client = address_key(address)  # an IPv6 client is its /64, as for the budgets
+        client = address_key(address)  # an IPv6 client is its /56, as for the budgets
         with self.busy_lock:
             held = self.busy.get(client, 0)
             if THREADS_PER_CLIENT and held >= THREADS_PER_CLIENT:

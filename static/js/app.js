@@ -340,6 +340,19 @@
       list.scrollTop = next.offsetTop - list.clientHeight / 2;
     }
   });
+  // The server closes the socket of a finished solve nobody plays back (a normal closure,
+  // which htmx does not retry); the next playback command is queued and opens it again.
+  document.addEventListener("htmx:wsClose", (event) => {
+    const live = event.target;
+    if (event.detail.event.code === 1000 && live.dataset) live.dataset.idle = "1";
+  });
+  document.addEventListener("htmx:wsConfigSend", (event) => {
+    const live = event.target.closest && event.target.closest("[ws-connect]");
+    if (!live || live.dataset.idle !== "1") return;
+    delete live.dataset.idle;
+    const socket = event.detail.socketWrapper;
+    setTimeout(() => socket.reconnect(), 0);  // after htmx has queued the command
+  });
   document.addEventListener("htmx:responseError", (event) => {
     flash(event.detail.xhr.responseText || "Something went wrong.");
   });
