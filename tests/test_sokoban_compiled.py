@@ -19,8 +19,10 @@ from webapp.games.sokoban.solver import (
     PLAYER_SHUT_OUT,
     PORTFOLIO,
     ROOM_PORTFOLIO,
+    Kind,
     LowerBound,
     Setting,
+    Tuning,
     _best_first_reverse,
     _solved,
     closest_note,
@@ -36,8 +38,8 @@ MICROBAN = GAME.parse((SOKOBAN / "microban.xsb").read_text())
 XSOKOBAN = GAME.parse((SOKOBAN / "xsokoban.xsb").read_text())
 MICROBAN2 = GAME.parse((SOKOBAN / "microban2.xsb").read_text())
 LIMITS = Limits(seconds=30, nodes=2_000_000)
-COMPILED = Setting(compiled=True, macros=False)
-BACKWARD = Setting(compiled=True, reverse=True)
+COMPILED = Setting(Kind.FORWARD)
+BACKWARD = Setting(Kind.BACKWARD)
 
 
 def test_backwards_a_player_shut_out_of_the_starts_region_goes_later() -> None:
@@ -62,14 +64,13 @@ def test_the_default_portfolio_runs_its_searches_compiled() -> None:
     # aimed search (with the quick corral test) and the search that opens up the floor.
     for chosen in (PORTFOLIO, ROOM_PORTFOLIO):
         assert [
-            (s.compiled, s.reverse, s.novelty, s.deadlocks, s.aimed, s.plan, s.mobility)
-            for s in chosen
+            (s.kind, s.tuning.novelty, s.tuning.deadlocks, s.tuning.mobility) for s in chosen
         ] == [
-            (True, False, False, 2, False, True, 0),
-            (True, False, True, 0, False, False, 0),
-            (True, True, True, 0, False, False, 0),
-            (True, False, True, 1, True, False, 0),
-            (True, False, True, 0, False, False, 1),
+            (Kind.PLAN, False, 2, 0),
+            (Kind.FORWARD, True, 0, 0),
+            (Kind.BACKWARD, True, 0, 0),
+            (Kind.AIMED, True, 1, 0),
+            (Kind.OPEN_FLOOR, True, 0, 1),
         ]
 
 
@@ -78,8 +79,9 @@ def test_floor_shut_off_from_the_player_goes_later() -> None:
     # more, the bound swinging on plateaus of 20. Counting the free squares the player
     # cannot reach in the priority, the forward search at weight 3 solves it in about 12 k
     # expansions; without, it needs about 300 k (and weights 2 and 4 more than 500 k).
-    forward = Setting(3, macros=False, compiled=True, novelty=True)
-    _solved_only_with(MICROBAN2[131 - 1], 40_000, replace(forward, mobility=1), forward)
+    forward = Setting(Kind.FORWARD, Tuning(3, novelty=True))
+    opening = Setting(Kind.OPEN_FLOOR, replace(forward.tuning, mobility=1))
+    _solved_only_with(MICROBAN2[131 - 1], 40_000, opening, forward)
 
 
 def _solved_only_with(level, nodes: int, setting: Setting, without: Setting) -> None:
@@ -133,10 +135,9 @@ def test_a_full_open_floor_search_leaves_the_others_searching(monkeypatch) -> No
 
 
 def test_a_backward_search_counts_no_open_floor() -> None:
-    # The count is forwards only: a backward setting with it is a plain backward search.
+    # The count is forwards only: a backward search tuned with it is a plain one.
     level = MICROBAN[1 - 1]
-    setting = Setting(10, reverse=True, compiled=True, novelty=True, mobility=1)
-    assert not setting.opening
+    setting = Setting(Kind.BACKWARD, Tuning(novelty=True, mobility=1))
     result = run_fast(level, GAME.start(level), Monitor(LIMITS), (setting,))
     assert result.status == "solved"
     assert check_solution(GAME, level, GAME.start(level), result.moves) is None
@@ -208,8 +209,9 @@ def test_boxes_on_goals_that_shut_others_off_go_to_the_back_of_the_queue() -> No
     # it needs about 1.5 M.
     level = GAME.parse(SMALL_153)[0]
     assert portfolio(goal_rooms(Board(level), sorted(level.boxes))) == ROOM_PORTFOLIO
-    forward = Setting(10, macros=False, compiled=True, novelty=True)
-    _solved_only_with(level, 100_000, replace(forward, penalty=20), forward)
+    forward = Setting(Kind.FORWARD, Tuning(novelty=True))
+    penalised = Setting(Kind.FORWARD, replace(forward.tuning, penalty=20))
+    _solved_only_with(level, 100_000, penalised, forward)
 
 
 def test_only_levels_whose_goal_rooms_shut_goals_off_get_the_room_portfolio() -> None:
@@ -219,8 +221,8 @@ def test_only_levels_whose_goal_rooms_shut_goals_off_get_the_room_portfolio() ->
         chosen = portfolio(goal_rooms(Board(level), sorted(level.boxes)))
         assert chosen == (ROOM_PORTFOLIO if shuts else PORTFOLIO), number
     # The room penalty is in the room portfolio only.
-    assert any(setting.penalty for setting in ROOM_PORTFOLIO)
-    assert not any(setting.penalty for setting in PORTFOLIO)
+    assert any(setting.tuning.penalty for setting in ROOM_PORTFOLIO)
+    assert not any(setting.tuning.penalty for setting in PORTFOLIO)
 
 
 @pytest.mark.parametrize("setting", [COMPILED, BACKWARD])
@@ -257,7 +259,7 @@ def test_the_compiled_search_solves_a_level_from_the_middle_of_a_game() -> None:
 )
 def test_the_compiled_search_alone_proves_an_unsolvable_level(text: str) -> None:
     level = GAME.parse(text)[0]
-    for setting in (COMPILED, Setting(compiled=True, macros=False, corrals=False), BACKWARD):
+    for setting in (COMPILED, Setting(Kind.FORWARD, Tuning(corrals=False)), BACKWARD):
         result = run_fast(level, GAME.start(level), Monitor(LIMITS), (setting,))
         assert result.status == "unsolvable"
 
@@ -386,9 +388,9 @@ def test_a_backward_search_meets_the_compiled_one() -> None:
     start = GAME.start(level)
     forward = CompiledSearch(b, start, 10, memory_mb=64)
     assert forward.run(100) == kernels.RUNNING
-    alone = _run_out(_best_first_reverse(b, start, Setting(reverse=True), 64, {}, {}))
+    alone = _run_out(_best_first_reverse(b, start, Tuning(), 64, {}, {}))
     pushes, expanded, _generated = _run_out(
-        _best_first_reverse(b, start, Setting(reverse=True), 64, {}, forward)
+        _best_first_reverse(b, start, Tuning(), 64, {}, forward)
     )
     assert pushes is not None and expanded < alone[1]
     result = _solved(Monitor(LIMITS), b, start, pushes, False)

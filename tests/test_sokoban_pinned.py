@@ -18,7 +18,9 @@ from webapp.games.sokoban.solver import (
     FORWARD,
     MOBILE,
     PLANNED,
+    Kind,
     Setting,
+    Tuning,
     run_fast,
 )
 from webapp.search import Limits, Monitor
@@ -82,9 +84,12 @@ SETTINGS = {
     "plan": (PLANNED,),
     "open floor": (MOBILE,),
     "forward and backward": (FORWARD, BACKWARD),
-    "cpython forward": (Setting(),),
-    "cpython backward": (Setting(reverse=True),),
-    "cpython both": (Setting(macros=False), Setting(reverse=True)),
+    "cpython forward": (Setting(Kind.CPYTHON_FORWARD),),
+    "cpython backward": (Setting(Kind.CPYTHON_BACKWARD),),
+    "cpython both": (
+        Setting(Kind.CPYTHON_FORWARD, Tuning(macros=False)),
+        Setting(Kind.CPYTHON_BACKWARD),
+    ),
 }
 
 

@@ -19,8 +19,10 @@ from webapp.games.sokoban.rooms import goal_rooms, push_path
 from webapp.games.sokoban.solver import (
     ALGORITHMS,
     PORTFOLIO,
+    Kind,
     LowerBound,
     Setting,
+    Tuning,
     _best_first,
     _best_first_reverse,
     lurd,
@@ -29,6 +31,8 @@ from webapp.games.sokoban.solver import (
 from webapp.search import Limits, Monitor
 from webapp.solving import check_solution, solve
 
+#: The CPython forward search, with macros.
+PYTHON = Setting(Kind.CPYTHON_FORWARD)
 SOKOBAN = LEVELS / "sokoban"
 MICROBAN = GAME.parse((SOKOBAN / "microban.xsb").read_text())
 XSOKOBAN = GAME.parse((SOKOBAN / "xsokoban.xsb").read_text())
@@ -261,7 +265,7 @@ def test_distances_from_count_pushes_out_of_the_start_squares() -> None:
 def test_the_backward_search_alone_finds_solutions_that_replay(number: int) -> None:
     level = MICROBAN[number - 1]
     monitor = Monitor(LIMITS)
-    result = run_fast(level, GAME.start(level), monitor, (Setting(reverse=True),))
+    result = run_fast(level, GAME.start(level), monitor, (Setting(Kind.CPYTHON_BACKWARD),))
     assert result.status == "solved"
     assert check_solution(GAME, level, GAME.start(level), result.moves) is None
     assert result.extra["pushes"] == GAME.count(level, result.moves)["pushes"]
@@ -277,8 +281,8 @@ def test_the_backward_search_alone_finds_solutions_that_replay(number: int) -> N
 def test_each_setting_alone_proves_an_unsolvable_level(text: str) -> None:
     level = GAME.parse(text)[0]
     # (The aimed search only ever sets off towards a backward search: not alone.)
-    alone = [setting for setting in PORTFOLIO if not setting.aimed]
-    for setting in (*alone, Setting(3, corrals=False)):
+    alone = [setting for setting in PORTFOLIO if setting.kind is not Kind.AIMED]
+    for setting in (*alone, Setting(Kind.CPYTHON_FORWARD, Tuning(3, corrals=False))):
         result = run_fast(level, GAME.start(level), Monitor(LIMITS), (setting,))
         assert result.status == "unsolvable"
 
@@ -288,11 +292,11 @@ def test_the_portfolio_solves_goal_room_levels_one_search_alone_cannot() -> None
     # within this node budget, the backward search unpacks the room from the door.
     level = MICROBAN[138]
     forward = run_fast(
-        level, GAME.start(level), Monitor(Limits(seconds=60, nodes=20_000)), (Setting(),)
+        level, GAME.start(level), Monitor(Limits(seconds=60, nodes=20_000)), (PYTHON,)
     )
     assert forward.status == "node-limit"
     # (The default portfolio's compiled searches spend a node budget much faster.)
-    both = (Setting(), Setting(reverse=True))
+    both = (PYTHON, Setting(Kind.CPYTHON_BACKWARD))
     result = run_fast(level, GAME.start(level), Monitor(Limits(seconds=60, nodes=40_000)), both)
     assert result.status == "solved"
 
@@ -347,7 +351,7 @@ def rooms_of(level) -> list:
 
 
 #: The fast forward search with goal rooms of any size (the default leaves out small ones).
-SMALL_ROOMS = Setting(smallest_room=2)
+SMALL_ROOMS = Setting(Kind.CPYTHON_FORWARD, Tuning(smallest_room=2))
 
 
 def test_a_goal_room_is_filled_from_the_far_end() -> None:
@@ -413,7 +417,7 @@ def test_strict_goal_rooms_give_up_for_plain_search_when_their_order_fails() -> 
     level = MICROBAN[14]
     b = Board(level)
     assert rooms_of(level)
-    strict = _best_first(b, LowerBound(b), GAME.start(level), SMALL_ROOMS, 64)
+    strict = _best_first(b, LowerBound(b), GAME.start(level), SMALL_ROOMS.tuning, 64)
     assert run_out(strict)[0] is None
     result = run_fast(level, GAME.start(level), Monitor(LIMITS), (SMALL_ROOMS,))
     assert result.status == "solved"
@@ -430,8 +434,13 @@ def test_an_unsolvable_level_with_a_goal_room_is_still_proved_unsolvable() -> No
 def test_goal_rooms_cut_the_search_on_a_room_level() -> None:
     level = XSOKOBAN[6]
     limits = Limits(seconds=60, nodes=20_000)
-    with_rooms = run_fast(level, GAME.start(level), Monitor(limits), (Setting(),))
-    without = run_fast(level, GAME.start(level), Monitor(limits), (Setting(macros=False),))
+    with_rooms = run_fast(level, GAME.start(level), Monitor(limits), (PYTHON,))
+    without = run_fast(
+        level,
+        GAME.start(level),
+        Monitor(limits),
+        (Setting(Kind.CPYTHON_FORWARD, Tuning(macros=False)),),
+    )
     assert with_rooms.status == "solved"
     assert check_solution(GAME, level, GAME.start(level), with_rooms.moves) is None
     assert without.status == "node-limit"
@@ -442,11 +451,11 @@ def test_a_forward_search_meeting_the_backward_one_joins_their_paths() -> None:
     b = Board(level)
     start = GAME.start(level)
     backward: dict = {}
-    reverse = _best_first_reverse(b, start, Setting(reverse=True), 1, backward, {})
+    reverse = _best_first_reverse(b, start, Tuning(), 1, backward, {})
     for _ in range(500):
         next(reverse)
-    alone = run_out(_best_first(b, LowerBound(b), start, Setting(), 64))
-    joined = run_out(_best_first(b, LowerBound(b), start, Setting(), 64, None, {}, backward))
+    alone = run_out(_best_first(b, LowerBound(b), start, Tuning(), 64))
+    joined = run_out(_best_first(b, LowerBound(b), start, Tuning(), 64, None, {}, backward))
     pushes, expanded, _generated = joined
     assert pushes is not None and expanded < alone[1]
     moves = lurd(b, start, pushes)
@@ -461,7 +470,7 @@ def test_a_box_pushed_into_a_tunnel_goes_on_to_its_end() -> None:
     start = GAME.start(level)
     macros: dict = {}
     pushes, _expanded, _generated = run_out(
-        _best_first(b, LowerBound(b), start, Setting(), 64, None, macros)
+        _best_first(b, LowerBound(b), start, Tuning(), 64, None, macros)
     )
     # From the tunnel's mouth the box goes on to the goal in one move of three pushes.
     assert (cell(b, 2, 5) << 2 | 2, cell(b, 2, 6) << 2 | 2, cell(b, 2, 7) << 2 | 2) in [
@@ -469,5 +478,5 @@ def test_a_box_pushed_into_a_tunnel_goes_on_to_its_end() -> None:
     ]
     assert check_solution(GAME, level, start, lurd(b, start, pushes)) is None
     plain: dict = {}
-    run_out(_best_first(b, LowerBound(b), start, Setting(macros=False), 64, None, plain))
+    run_out(_best_first(b, LowerBound(b), start, Tuning(macros=False), 64, None, plain))
     assert not any(isinstance(link[1], tuple) for link in plain.values() if link)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, replace
+from enum import Enum
 from itertools import count
 from typing import Protocol
 
@@ -300,77 +301,104 @@ class LowerBound:
 H_WEIGHT = 10
 
 
-@dataclass(frozen=True)
-class Setting:
-    """One configuration of the best-first search: the weight on h, PI-corral pruning and
-    macros (forward only), and the direction."""
+class Kind(Enum):
+    """What a setting searches with: each kind is run by one member class of the portfolio
+    (``Portfolio``, ``MEMBERS``)."""
 
-    weight: float = H_WEIGHT
-    corrals: bool = True
-    #: Macro moves: fill blocks of goals in a fixed order (rooms.py) and push a box through a
-    #: tunnel in one go; the search is then no longer a proof of unsolvability.
-    macros: bool = True
-    #: The fewest goals a block needs to count as a goal room.
-    smallest_room: int = SMALLEST_ROOM
-    #: Search backwards: pull the boxes from the goals to where they stand now.
-    reverse: bool = False
-    #: Run the search as compiled code (compiled.py), without macros.
-    compiled: bool = False
-    #: Compiled only: take children that put a box or the player somewhere new for their h
-    #: first (kernels.search).
-    novelty: bool = False
-    #: Compiled only: h units added to the priority forwards for each box on a room goal
-    #: that shuts off a goal still empty (``GoalRoom.shuts``, rooms.py); backwards when the
-    #: player cannot get back to the start's region.
-    penalty: int = 0
-    #: Turns of TURN expansions this search takes each round.
-    turns: int = 1
-    #: Compiled forwards only: a corral that can never be opened makes a position dead
-    #: (kernels._corral_dead), 1 for the quick test (the player getting into the corral
-    #: counts as open), 2 for the strict one (its boxes must all get out or home).
-    deadlocks: int = 0
+    #: Compiled (compiled.py, kernels.search), weighted best-first by pushes from the start;
+    #: the first one meets the first backward search.
+    FORWARD = "forward"
+    #: Compiled, weighted best-first by pulls from the goals back to the start.
+    BACKWARD = "backward"
+    #: Compiled forwards, the priority counting the floor the player cannot reach
+    #: (``Tuning.mobility``); it takes MOBILE_SHARE of the compiled searches' memory and
+    #: looks its children up in the backward search's table.
+    OPEN_FLOOR = "open floor"
     #: Compiled forwards, bound by the pushes to the boxes of the nearest position the
     #: backward search has found rather than to the goals; it waits until that search has
     #: come within AIM_PULLS of the start, and starts again whenever it comes nearer.
-    aimed: bool = False
+    AIMED = "aimed"
     #: Compiled forwards: the plan search (plan.py), greedy on the goals filled in the
-    #: packing order (packing.py) rather than by ``weight`` and ``penalty``, with the
-    #: strict corral test.
-    plan: bool = False
-    #: Compiled forwards only: the priority counts this much for each free square the
-    #: player cannot reach (kernels.search), so positions that open the floor to the player
-    #: go first; the search takes MOBILE_SHARE of the compiled searches' memory and looks
-    #: its children up in the backward search's table.
+    #: packing order (packing.py) rather than by ``weight`` and ``penalty``, in runs.
+    PLAN = "plan"
+    #: In CPython (``_best_first``), with goal-room and tunnel macros when tuned so.
+    CPYTHON_FORWARD = "cpython forward"
+    #: In CPython (``_best_first_reverse``), by pulls.
+    CPYTHON_BACKWARD = "cpython backward"
+
+
+#: The kinds that search backwards, by pulls.
+BACKWARDS = frozenset({Kind.BACKWARD, Kind.CPYTHON_BACKWARD})
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """How a search of some kind searches: the weight on h, pruning, order and turns. Each
+    kind reads the fields that mean something to it."""
+
+    weight: float = H_WEIGHT
+    #: PI-corral pruning (forwards).
+    corrals: bool = True
+    #: CPython forwards: macro moves, filling blocks of goals in a fixed order (rooms.py) and
+    #: pushing a box through a tunnel in one go; the search is then no longer a proof of
+    #: unsolvability.
+    macros: bool = True
+    #: The fewest goals a block needs to count as a goal room.
+    smallest_room: int = SMALLEST_ROOM
+    #: Compiled: take children that put a box or the player somewhere new for their h first
+    #: (kernels.search).
+    novelty: bool = False
+    #: Compiled: h units added to the priority forwards for each box on a room goal that
+    #: shuts off a goal still empty (``GoalRoom.shuts``, rooms.py); backwards when the player
+    #: cannot get back to the start's region.
+    penalty: int = 0
+    #: Turns of TURN expansions this search takes each round.
+    turns: int = 1
+    #: Compiled forwards: a corral that can never be opened makes a position dead
+    #: (kernels._corral_dead), 1 for the quick test (the player getting into the corral
+    #: counts as open), 2 for the strict one (its boxes must all get out or home).
+    deadlocks: int = 0
+    #: Compiled forwards: the priority counts this much for each free square the player
+    #: cannot reach (kernels.search), so positions that open the floor to the player go
+    #: first (the open floor, ``Kind.OPEN_FLOOR``).
     mobility: int = 0
 
+
+@dataclass(frozen=True)
+class Setting:
+    """One member of the fast solver's portfolio: a kind of search and its tuning."""
+
+    kind: Kind
+    tuning: Tuning = Tuning()
+
     @property
-    def opening(self) -> bool:
-        """A forward search by the open floor (``mobility``); backwards it counts nothing."""
-        return self.mobility > 0 and not self.reverse
+    def reverse(self) -> bool:
+        """Whether it searches backwards, by pulls from the goals."""
+        return self.kind in BACKWARDS
 
 
 #: Backwards, how much later a position whose player cannot get back to the start's region
-#: goes in the order, as a ``Setting.penalty``: Microban II 76 backwards alone in 48
+#: goes in the order, as a ``Tuning.penalty``: Microban II 76 backwards alone in 48
 #: expansions instead of 12,469, XSokoban 81 solved; but XSokoban 9 and 49 were lost, so the
 #: portfolios leave it out (the aimed search uses the same test only to pick its target).
 PLAYER_SHUT_OUT = 3
-BACKWARD = Setting(10, reverse=True, compiled=True, novelty=True)
+BACKWARD = Setting(Kind.BACKWARD, Tuning(novelty=True))
 #: The fast solver's forward search: compiled, by g + 10 h, novel children first.
-FORWARD = Setting(10, macros=False, compiled=True, novelty=True)
+FORWARD = Setting(Kind.FORWARD, Tuning(novelty=True))
 
 #: The fast solver's third member: once the backward search has come near the start, a
 #: forward search towards the nearest position it has found, where the two meet
-#: (Setting.aimed). Forwards the goals can be too far for the bound to tell positions apart
+#: (Kind.AIMED). Forwards the goals can be too far for the bound to tell positions apart
 #: (XSokoban 11 and 21), while the backward search's nearest position is a few pushes away.
 #: It alone tests corrals (``deadlocks``): on the forward searches that cost XSokoban 55,
 #: whose room search then took another order.
-AIMED = Setting(10, macros=False, compiled=True, novelty=True, deadlocks=1, aimed=True)
+AIMED = Setting(Kind.AIMED, Tuning(novelty=True, deadlocks=1))
 
 #: The fast solver's fourth member: the plan search (plan.py), forwards, greedy on filling
 #: the goals in the packing order. It solves in milliseconds or not at all, so it takes the
 #: first turn and PLAN_SHARE of the memory; when its arrays are full it leaves the turns to
 #: the others.
-PLANNED = Setting(macros=False, compiled=True, plan=True, deadlocks=2)
+PLANNED = Setting(Kind.PLAN, Tuning(deadlocks=2))
 PLAN_SHARE = 0.1
 #: Expansions the plan search makes before it starts again with another order, times
 #: ``luby(run)`` (``Planned``).
@@ -389,7 +417,7 @@ def plan_run(
     memory_mb: int | None,
     phases: list[list[int]],
     seed: int = 0,
-    deadlocks: int = PLANNED.deadlocks,
+    deadlocks: int = PLANNED.tuning.deadlocks,
     scratch: tuple | None = None,
     stall: int | None = None,
 ) -> CompiledSearch:
@@ -427,8 +455,8 @@ def luby(run: int) -> int:
 
 
 #: The fast solver's fifth member: forwards, nearer A* (weight 3), and each free square the
-#: player cannot reach counts one more in the priority (Setting.mobility).
-MOBILE = Setting(3, macros=False, compiled=True, novelty=True, mobility=1)
+#: player cannot reach counts one more in the priority (Tuning.mobility).
+MOBILE = Setting(Kind.OPEN_FLOOR, Tuning(3, novelty=True, mobility=1))
 MOBILE_SHARE = 0.1
 
 
@@ -449,7 +477,7 @@ PORTFOLIO = (
 #: foot of the goal column early and then searches millions of positions behind it.
 ROOM_PORTFOLIO = (
     PLANNED,
-    Setting(1, macros=False, compiled=True, novelty=True, penalty=40, turns=3),
+    Setting(Kind.FORWARD, Tuning(1, novelty=True, penalty=40, turns=3)),
     BACKWARD,
     AIMED,
     MOBILE,
@@ -487,7 +515,7 @@ def _best_first(
     board: Board,
     bound: LowerBound,
     position: Position,
-    setting: Setting,
+    tuning: Tuning,
     stride: int,
     rooms: list[GoalRoom] | None = None,
     parents: Parents | None = None,
@@ -498,12 +526,12 @@ def _best_first(
 
     ``parents`` (filled here) and ``meet`` (a backward search's) let the two searches see
     each other's positions: reaching one the other has seen joins their paths."""
-    if not setting.macros:
+    if not tuning.macros:
         rooms = []
     elif rooms is None:
-        rooms = goal_rooms(board, sorted(position.boxes), setting.smallest_room)
+        rooms = goal_rooms(board, sorted(position.boxes), tuning.smallest_room)
     boxes, region, key = _start(board, position)
-    weight = setting.weight
+    weight = tuning.weight
     h = bound(boxes)
     parents = {} if parents is None else parents
     parents[key] = None
@@ -514,9 +542,9 @@ def _best_first(
     goal = board.goal_mask
     reach = board.reach
     freeze = board.freeze_deadlock
-    corral = board.corral_pushes if setting.corrals else _no_corrals
+    corral = board.corral_pushes if tuning.corrals else _no_corrals
     live = board.live
-    tunnels = board.tunnels() if setting.macros else (0, 0, 0, 0)
+    tunnels = board.tunnels() if tuning.macros else (0, 0, 0, 0)
     while queue:
         if expanded % stride == 0:
             _, _, _, g, boxes, _, _, player = queue[0]
@@ -620,7 +648,7 @@ def _meet_path(meet: Parents | CompiledSearch, key: int) -> list[int]:
 def _best_first_reverse(
     board: Board,
     position: Position,
-    setting: Setting,
+    tuning: Tuning,
     stride: int,
     parents: Parents | None = None,
     meet: Parents | CompiledSearch | None = None,
@@ -635,7 +663,7 @@ def _best_first_reverse(
     start_boxes, _region, start_key = _start(board, position)
     starts = sorted(cells_of(start_boxes))
     bound = LowerBound(board, distances=board.distances_from(starts))
-    weight = setting.weight
+    weight = tuning.weight
     goal = board.goal_mask
     reach = board.reach
     parents = {} if parents is None else parents
@@ -763,15 +791,14 @@ class Portfolio:
         self.board, self.position = board, position
         self.bound = LowerBound(board)
         self._rooms: dict[int, list[GoalRoom]] = {}
-        self.settings = portfolio(self.rooms(Setting())) if settings is None else settings
+        self.settings = portfolio(self.rooms(SMALLEST_ROOM)) if settings is None else settings
         self.members: list[Member] = []
         #: The first search of each direction: the two that meet in the middle.
         self.forward: Member | None = None
         self.backward: Member | None = None
 
-    def rooms(self, setting: Setting) -> list[GoalRoom]:
-        """The level's goal rooms of at least ``setting.smallest_room`` goals."""
-        size = setting.smallest_room
+    def rooms(self, size: int) -> list[GoalRoom]:
+        """The level's goal rooms of at least ``size`` goals."""
         if size not in self._rooms:
             self._rooms[size] = goal_rooms(self.board, sorted(self.position.boxes), size)
         return self._rooms[size]
@@ -779,12 +806,11 @@ class Portfolio:
     def _shares(self) -> float:
         """The memory each compiled forward or backward search gets: what the plan, aimed
         and open-floor searches (fixed shares each) leave, split between them."""
-        chosen = self.settings
-        main = sum(s.compiled and not (s.aimed or s.plan or s.opening) for s in chosen)
-        opening = sum(s.compiled and s.opening for s in chosen)
-        aiming = any(s.aimed for s in chosen)
-        planning = any(s.plan for s in chosen)
-        others = AIM_SHARE * aiming + PLAN_SHARE * planning + MOBILE_SHARE * opening
+        kinds = [setting.kind for setting in self.settings]
+        main = kinds.count(Kind.FORWARD) + kinds.count(Kind.BACKWARD)
+        aiming, planning = Kind.AIMED in kinds, Kind.PLAN in kinds
+        others = AIM_SHARE * aiming + PLAN_SHARE * planning
+        others += MOBILE_SHARE * kinds.count(Kind.OPEN_FLOOR)
         return MEMORY_SHARE * (1 - others) / max(1, main)
 
     def meeting(self, member: Member) -> Parents | CompiledSearch | None:
@@ -820,10 +846,10 @@ class Portfolio:
             return monitor.result("unsolvable")
         self.monitor, self.stride = monitor, _stride(monitor)
         self.share = self._shares()
-        self.members = [_member(self, setting) for setting in self.settings]
-        members = self.members
-        self.forward = next((m for m in members if _leads_forwards(m.setting)), None)
-        self.backward = next((m for m in members if m.setting.reverse), None)
+        members = self.members = [MEMBERS[s.kind](self, s) for s in self.settings]
+        leading = (Kind.FORWARD, Kind.CPYTHON_FORWARD)
+        self.forward = next((m for m in members if m.setting.kind in leading), None)
+        self.backward = next((m for m in members if m.setting.kind in BACKWARDS), None)
         self.runs = [member.run() for member in self.members]
         # Work done by each member, including runs it finished before starting over.
         self.done = [(0, 0)] * len(self.members)
@@ -834,7 +860,7 @@ class Portfolio:
         while True:
             for index, member in enumerate(self.members):
                 if index not in self.spent:
-                    result = self._turn(index, pauses * member.setting.turns)
+                    result = self._turn(index, pauses * member.setting.tuning.turns)
                     if result is not None:
                         return result
 
@@ -876,7 +902,7 @@ class Portfolio:
             return _solved(self.monitor, self.board, self.position, pushes, False)
         member = self.members[index]
         if not member.again():
-            # Without macros every setting searches the same space soundly: one exhausted
+            # Without macros every kind searches the same space soundly: one exhausted
             # search proves there is no solution.
             return self.monitor.result("unsolvable")
         self.runs[index] = member.run()
@@ -895,27 +921,28 @@ class Portfolio:
 
 class BestFirst:
     """A compiled weighted best-first search (kernels.search): forwards, backwards, or
-    forwards by the open floor (Setting.opening, a share of its own)."""
+    forwards by the open floor (Kind.OPEN_FLOOR, a share of its own)."""
 
     carries_on = True
 
     def __init__(self, portfolio: Portfolio, setting: Setting) -> None:
         self.portfolio, self.setting = portfolio, setting
         self.forwards = not setting.reverse
-        share = MEMORY_SHARE * MOBILE_SHARE if setting.opening else portfolio.share
-        rooms = portfolio.rooms(setting) if setting.penalty and self.forwards else None
+        self.opening = setting.kind is Kind.OPEN_FLOOR
+        tuning = setting.tuning
+        share = MEMORY_SHARE * MOBILE_SHARE if self.opening else portfolio.share
+        rooms = portfolio.rooms(tuning.smallest_room) if tuning.penalty and self.forwards else None
         self.compiled = CompiledSearch(
-            portfolio.board, portfolio.position, int(setting.weight),
-            portfolio.monitor.limits.memory_mb, setting.corrals, setting.reverse, share,
-            setting.novelty, rooms, setting.penalty, setting.deadlocks,
-            mobility=setting.mobility,
+            portfolio.board, portfolio.position, int(tuning.weight),
+            portfolio.monitor.limits.memory_mb, tuning.corrals, setting.reverse, share,
+            tuning.novelty, rooms, tuning.penalty, tuning.deadlocks, mobility=tuning.mobility,
         )  # fmt: skip
 
     @property
     def meets(self) -> bool:
         # The open-floor search looks its children up in the backward search's table too.
         portfolio = self.portfolio
-        return self is portfolio.forward or self is portfolio.backward or self.setting.opening
+        return self is portfolio.forward or self is portfolio.backward or self.opening
 
     @property
     def table(self) -> CompiledSearch:
@@ -953,7 +980,7 @@ class Planned:
         portfolio, before = self.portfolio, self.compiled
         planned = self.compiled = plan_run(
             portfolio.board, portfolio.position, portfolio.monitor.limits.memory_mb, phases,
-            seed, self.setting.deadlocks, before.scratch if before is not None else None,
+            seed, self.setting.tuning.deadlocks, before.scratch if before is not None else None,
         )  # fmt: skip
         portfolio.link(self, planned)
         return planned
@@ -987,7 +1014,7 @@ class Planned:
 
 
 class Aimed:
-    """The aimed search (Setting.aimed): idle until the backward search comes near, then
+    """The aimed search (Kind.AIMED): idle until the backward search comes near, then
     forwards towards the nearest position it has found, meeting it there; it starts again
     whenever the backward search comes nearer."""
 
@@ -1000,11 +1027,11 @@ class Aimed:
         self.compiled: CompiledSearch | None = None
 
     def _towards(self, target: int) -> CompiledSearch:
-        portfolio, setting = self.portfolio, self.setting
+        portfolio, tuning = self.portfolio, self.setting.tuning
         aimed = self.compiled = CompiledSearch(
-            portfolio.board, portfolio.position, int(setting.weight),
-            portfolio.monitor.limits.memory_mb, setting.corrals, False,
-            MEMORY_SHARE * AIM_SHARE, setting.novelty, deadlocks=setting.deadlocks,
+            portfolio.board, portfolio.position, int(tuning.weight),
+            portfolio.monitor.limits.memory_mb, tuning.corrals, False,
+            MEMORY_SHARE * AIM_SHARE, tuning.novelty, deadlocks=tuning.deadlocks,
             towards=target,
         )  # fmt: skip
         portfolio.link(self, aimed)
@@ -1041,7 +1068,7 @@ class Aimed:
 
 
 class PythonForward:
-    """The CPython forward search (``_best_first``), with macros when its setting has them."""
+    """The CPython forward search (``_best_first``), with macros when tuned so."""
 
     forwards = meets = True
     carries_on = False
@@ -1056,18 +1083,20 @@ class PythonForward:
         self.table.clear()
         # (A CPython forward search meets only a CPython backward one.)
         meet = portfolio.meeting(self)
+        tuning = self.setting.tuning
         return _best_first(
-            portfolio.board, portfolio.bound, portfolio.position, self.setting,
-            portfolio.stride, portfolio.rooms(self.setting), self.table,
+            portfolio.board, portfolio.bound, portfolio.position, tuning, portfolio.stride,
+            portfolio.rooms(tuning.smallest_room), self.table,
             meet if isinstance(meet, dict) else {},
         )  # fmt: skip
 
     def again(self) -> bool:
         # Macros may have cut every solution away: go on without them.
-        setting, board = self.setting, self.portfolio.board
-        if not (setting.macros and (self.portfolio.rooms(setting) or any(board.tunnels()))):
+        tuning, portfolio = self.setting.tuning, self.portfolio
+        rooms = portfolio.rooms(tuning.smallest_room)
+        if not (tuning.macros and (rooms or any(portfolio.board.tunnels()))):
             return False
-        self.setting = replace(setting, macros=False)
+        self.setting = replace(self.setting, tuning=replace(tuning, macros=False))
         return True
 
 
@@ -1088,35 +1117,31 @@ class PythonBackward:
         self.table.clear()
         meet = portfolio.meeting(self)
         return _best_first_reverse(
-            portfolio.board, portfolio.position, self.setting, portfolio.stride, self.table,
-            meet,
+            portfolio.board, portfolio.position, self.setting.tuning, portfolio.stride,
+            self.table, meet,
         )  # fmt: skip
 
     def again(self) -> bool:
         return False
 
 
-def _leads_forwards(setting: Setting) -> bool:
-    """A plain forward search: the first such one meets the first backward one both ways."""
-    return not (setting.reverse or setting.aimed or setting.plan or setting.opening)
-
-
-def _member(portfolio: Portfolio, setting: Setting) -> Member:
-    """The member that runs ``setting``."""
-    if setting.aimed:
-        return Aimed(portfolio, setting)
-    if setting.compiled:
-        return Planned(portfolio, setting) if setting.plan else BestFirst(portfolio, setting)
-    if setting.reverse:
-        return PythonBackward(portfolio, setting)
-    return PythonForward(portfolio, setting)
+#: The member class that runs each kind of search.
+MEMBERS: dict[Kind, Callable[[Portfolio, Setting], Member]] = {
+    Kind.FORWARD: BestFirst,
+    Kind.BACKWARD: BestFirst,
+    Kind.OPEN_FLOOR: BestFirst,
+    Kind.PLAN: Planned,
+    Kind.AIMED: Aimed,
+    Kind.CPYTHON_FORWARD: PythonForward,
+    Kind.CPYTHON_BACKWARD: PythonBackward,
+}
 
 
 def closest_note(searches: Iterable[CompiledSearch]) -> str:
     """How near the compiled searches have come, in a player's words: the fewest pushes any
     position found forwards still needs at least (its matching bound), and the fewest pulls
     any position found backwards is still from the start, and the same for the search that
-    opens up the floor (Setting.mobility); and how many positions the corral test dropped."""
+    opens up the floor (Kind.OPEN_FLOOR); and how many positions the corral test dropped."""
     parts = []
     searches = list(searches)
     for search in searches:
