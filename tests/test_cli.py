@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import LEVELS, ROOT
 
 FIELDS = {
@@ -143,3 +145,29 @@ def test_warm_up_compiles_the_kernels_of_the_games_that_have_them():
     ):
         games.get(name).warm_up()
         assert kernel.signatures, name
+
+
+@pytest.mark.parametrize(
+    "flags, said",
+    [
+        (["--time-limit", "nan"], "--time-limit must be a number of seconds"),
+        (["--time-limit", "inf"], "--time-limit must be a number of seconds"),
+        (["--time-limit", "-1"], "--time-limit must be a number of seconds"),
+        (["--memory-limit", "0"], "--memory-limit must be between"),
+        (["--node-limit", "0"], "--node-limit must be positive"),
+        (["--level", "0"], "--level counts from 1"),
+    ],
+)
+def test_nonsense_limits_are_refused_with_their_name(flags, said, capsys):
+    from webapp.cli import main
+
+    assert main(["solve", "sokoban", str(LEVELS / "sokoban" / "microban.xsb"), *flags]) == 2
+    assert said in capsys.readouterr().err
+
+
+def test_an_endless_file_is_refused_without_being_read_whole(capsys, monkeypatch):
+    from webapp import cli
+
+    monkeypatch.setattr(cli, "MAX_FILE_BYTES", 1_000_000)
+    assert cli.main(["solve", "sokoban", "/dev/zero"]) == 2
+    assert "larger than" in capsys.readouterr().err

@@ -460,3 +460,21 @@ def test_a_move_the_server_answered_survives_the_server_killed_on_postgres(tmp_p
         assert '<b id="count-moves">2</b>' in browser.open(level).read().decode()
     finally:
         server.stop()
+
+
+def test_the_database_file_is_its_owners_alone_and_says_what_it_keeps_through_a_crash(tmp_path):
+    """Every player's games are in it: owner-only. WAL with synchronous=NORMAL keeps each
+    committed move through a killed process (tests/test_socket.py kills one), not through a
+    power cut, as docs/SECURITY.md promises."""
+    import stat
+
+    from webapp.store import connect
+
+    path = tmp_path / "games.sqlite3"
+    conn = connect(str(path))
+    conn.execute("INSERT INTO levels (game, id, text, created) VALUES ('x', 'y', 'z', 0)")
+    for name in (path, tmp_path / "games.sqlite3-wal"):
+        assert stat.S_IMODE(name.stat().st_mode) == 0o600, name
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    conn.close()

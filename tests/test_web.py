@@ -339,3 +339,10 @@ def test_a_running_solve_says_what_it_looks_for_and_labels_its_depth(app):
     assert '<dt>f-bound</dt><dd id="stat-depth">25</dd>' in bound
     assert "Searching with <b>bfs</b>…" in plain
     assert '<dt>depth / f</dt><dd id="stat-depth">12</dd>' in plain
+
+
+def test_a_nul_character_in_pasted_text_is_refused_with_its_line(client):
+    token = csrf_of(client.get("/sokoban/").text)
+    text = "; Title\x00here\n#####\n#@$.#\n#####"
+    answer = client.post("/sokoban/new", data={"text": text, "csrf_token": token})
+    assert answer.status_code == 400 and "Line 1 holds a NUL character" in answer.text

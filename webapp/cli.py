@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,38 @@ def record(game: games.Game, number: int, level: Any, algorithm: str, result: An
     return out
 
 
+#: The largest level file the command line reads (a whole collection, not one level).
+MAX_FILE_BYTES = 50 * 2**20
+
+
+def check_limits(args: argparse.Namespace) -> None:
+    """Limits that mean something: finite, positive and within what this machine can give."""
+    seconds = args.time_limit
+    if seconds is not None and not (math.isfinite(seconds) and 0 < seconds <= 86_400):
+        raise UsageError("--time-limit must be a number of seconds between 0 and 86400")
+    if args.node_limit is not None and args.node_limit <= 0:
+        raise UsageError("--node-limit must be positive")
+    if not 64 <= args.memory_limit <= 1_048_576:
+        raise UsageError("--memory-limit must be between 64 and 1048576 megabytes")
+    if args.level is not None and args.level <= 0:
+        raise UsageError("--level counts from 1")
+
+
+def read_level_file(name: str) -> str:
+    """A level file's text, read no further than the largest a level file may be."""
+    try:
+        with open(name, "rb") as source:
+            data = source.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise UsageError(f"cannot read {name}: {exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise UsageError(f"{name} is larger than {MAX_FILE_BYTES // 2**20} MB: not a level file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"cannot read {name}: it is not UTF-8 text ({exc})") from None
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     game = _game(args.game)
     if args.algorithm is not None and args.algorithm not in game.algorithms():
@@ -121,14 +154,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
             f"unknown algorithm {args.algorithm!r} for {game.name}; "
             f"known: {', '.join(game.algorithms())}"
         )
-    if args.time_limit is not None and args.time_limit <= 0:
-        raise UsageError("--time-limit must be positive")
-    if args.node_limit is not None and args.node_limit <= 0:
-        raise UsageError("--node-limit must be positive")
-    try:
-        text = Path(args.file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {args.file}: {exc}") from None
+    check_limits(args)
+    text = read_level_file(args.file)
     try:
         levels = game.parse(text)
     except LevelError as exc:

@@ -10,6 +10,7 @@ sharing one database; there too every write is one transaction, committed before
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -84,7 +85,16 @@ UNCHECKED: Any = object()
 
 
 def connect(path: str) -> sqlite3.Connection:
-    """Open the database, creating the schema; WAL lets readers and a writer run together."""
+    """Open the database, creating the schema; WAL lets readers and a writer run together.
+
+    The file (and so its -wal and -shm files, which SQLite makes with the same mode) is
+    readable by its owner only: it holds every player's games. synchronous=NORMAL in WAL
+    mode keeps every committed move through a killed process (the write is in the file
+    before the answer), not through a power cut (the last commits may be lost, the database
+    stays intact): the promise docs/SECURITY.md makes."""
+    if path != ":memory:":
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        os.chmod(path, 0o600)
     conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA journal_mode=WAL")

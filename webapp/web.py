@@ -59,6 +59,11 @@ MAX_MOVE_TEXTS = 1000
 #: A page's own name for itself, so the moves it numbers are played in its order.
 _PAGE_ID = re.compile(r"[a-z0-9]{4,24}")
 TURNS = Turns()
+#: What a page shows for a move that reached the server after later ones (docs/SECURITY.md).
+DROPPED = (
+    "A move reached the server late, after the ones you made next, and was not played: "
+    "the board shows your game as it stands."
+)
 
 
 @bp.app_context_processor
@@ -158,7 +163,9 @@ def play_action(game_name: str, collection: str, ident: str) -> Response | str:
     )
     with turn as taken:
         if not taken:
-            answer = Response(status=204)  # overtaken by a later request of the same page
+            # Overtaken by a later request of the same page: playing it now would land it on
+            # a position the player did not mean. Not played, and the page says so.
+            answer = Response(DROPPED, mimetype="text/plain", headers={"X-Play-Dropped": "1"})
         else:
             answer = _act(found)
     if ordered:
@@ -268,6 +275,10 @@ def paste(game_name: str) -> Response | tuple[str, int]:
             return _paste_error(game, "The file is not text (UTF-8).", "")
     if not text.strip():
         return _paste_error(game, "Paste a level or choose a file.", text)
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        message = f"Line {line} holds a NUL character (byte 0): a level is plain text."
+        return _paste_error(game, message, text.replace("\x00", ""))
     if len(text) > MAX_LEVEL_TEXT:
         return _paste_error(
             game, f"The text is too long (the most is {MAX_LEVEL_TEXT:,} characters).", ""

@@ -97,6 +97,7 @@
     }).then((response) => response.text().then((text) => {
       if (response.status === 409) { window.location.reload(); return; }  // changed elsewhere
       if (!response.ok) { flash(text || "Something went wrong."); return; }
+      if (response.headers.get("X-Play-Dropped")) { flash(text); return; }  // came too late
       if (response.status === 204 || number <= shown) return;  // nothing new, or overtaken
       shown = number;
       showPlay(text);
