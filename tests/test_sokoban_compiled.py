@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import LEVELS, recorded_searches
 from webapp.games.sokoban import GAME, Position, kernels, solver
 from webapp.games.sokoban.board import FAR, Board, lowest_cell
-from webapp.games.sokoban.compiled import CompiledSearch
+from webapp.games.sokoban.compiled import CompiledSearch, SearchConfig
 from webapp.games.sokoban.rooms import goal_rooms
 from webapp.games.sokoban.solver import (
     FORWARD,
@@ -51,7 +51,9 @@ def test_backwards_a_player_shut_out_of_the_starts_region_goes_later() -> None:
     board, start = Board(level), GAME.start(level)
     found = {}
     for penalty in (PLAYER_SHUT_OUT, 0):
-        search = CompiledSearch(board, start, 10, 64, reverse=True, novelty=True, penalty=penalty)
+        search = CompiledSearch(
+            board, start, SearchConfig(10, 64, reverse=True, novelty=True, penalty=penalty)
+        )
         found[penalty] = search.run(1_000) == kernels.FOUND
         if found[penalty]:
             moves = lurd(board, start, search.solution())
@@ -151,7 +153,7 @@ def test_the_open_floor_search_counts_the_squares_the_player_cannot_reach() -> N
     board, start = Board(level), GAME.start(level)
     priorities = {}
     for mobility in (0, 1):
-        search = CompiledSearch(board, start, 3, 64, novelty=True, mobility=mobility)
+        search = CompiledSearch(board, start, SearchConfig(3, 64, novelty=True, mobility=mobility))
         search.run(1)
         waiting = int(search.counters[kernels.WAITING])
         priorities[mobility] = {
@@ -180,7 +182,7 @@ def test_novelty_gets_off_a_plateau_the_plain_order_cannot_leave() -> None:
     board, start = Board(level), GAME.start(level)
     found = {}
     for novelty in (True, False):
-        search = CompiledSearch(board, start, 10, 256, reverse=True, novelty=novelty)
+        search = CompiledSearch(board, start, SearchConfig(10, 256, reverse=True, novelty=novelty))
         found[novelty] = search.run(200_000) == kernels.FOUND
         if found[novelty]:
             moves = lurd(board, start, search.solution())
@@ -291,9 +293,9 @@ def test_the_compiled_search_is_cancelled_between_slices() -> None:
 def test_a_full_compiled_search_waits_for_its_partner_then_stops() -> None:
     level = XSOKOBAN[2]
     b = Board(level)
-    search = CompiledSearch(b, GAME.start(level), 10, memory_mb=1)
+    search = CompiledSearch(b, GAME.start(level), SearchConfig(10, memory_mb=1))
     assert search.capacity < 20_000
-    partner = CompiledSearch(b, GAME.start(level), 10, memory_mb=64, reverse=True)
+    partner = CompiledSearch(b, GAME.start(level), SearchConfig(10, memory_mb=64, reverse=True))
     search.partner, partner.partner = partner, search
     running = search.search()
     pauses = [next(running) for _ in range(200)]
@@ -318,7 +320,7 @@ def _random_positions(level, count: int, seed: int):
 @pytest.mark.parametrize("number", [3, 12, 40])
 def test_compiled_freeze_deadlocks_agree_with_the_board(number: int) -> None:
     level = XSOKOBAN[number - 1]
-    search = CompiledSearch(Board(level), GAME.start(level), 10, memory_mb=64)
+    search = CompiledSearch(Board(level), GAME.start(level), SearchConfig(10, memory_mb=64))
     dead = 1 - search.live
     frozen = 0
     for b, _player, cells in _random_positions(level, 300, number):
@@ -340,7 +342,7 @@ def test_compiled_freeze_deadlocks_agree_with_the_board(number: int) -> None:
 @pytest.mark.parametrize("number", [3, 12, 40])
 def test_compiled_pi_corrals_agree_with_the_board(number: int) -> None:
     level = XSOKOBAN[number - 1]
-    search = CompiledSearch(Board(level), GAME.start(level), 10, memory_mb=64)
+    search = CompiledSearch(Board(level), GAME.start(level), SearchConfig(10, memory_mb=64))
     squares = len(search.cells)
     boxes_count = len(level.boxes)
     mark = np.zeros(squares, np.int64)
@@ -386,7 +388,7 @@ def test_a_backward_search_meets_the_compiled_one() -> None:
     level = MICROBAN[99]
     b = Board(level)
     start = GAME.start(level)
-    forward = CompiledSearch(b, start, 10, memory_mb=64)
+    forward = CompiledSearch(b, start, SearchConfig(10, memory_mb=64))
     assert forward.run(100) == kernels.RUNNING
     alone = _run_out(_best_first_reverse(b, start, Tuning(), 64, {}, {}))
     pushes, expanded, _generated = _run_out(
@@ -407,8 +409,8 @@ def test_the_two_compiled_searches_meet_in_the_middle() -> None:
     assert alone.status == "node-limit"
     b = Board(level)
     start = GAME.start(level)
-    forward = CompiledSearch(b, start, 10, memory_mb=256)
-    backward = CompiledSearch(b, start, 10, memory_mb=256, reverse=True)
+    forward = CompiledSearch(b, start, SearchConfig(10, memory_mb=256))
+    backward = CompiledSearch(b, start, SearchConfig(10, memory_mb=256, reverse=True))
     forward.partner, backward.partner = backward, forward
     statuses = []
     for _ in range(100):  # at most 400,000 expansions in all
@@ -463,7 +465,7 @@ def _walled_off(b: Board, cells: list[int]) -> bool | None:
 def test_compiled_walled_off_goals_agree_with_a_plain_matching(levels, number: int) -> None:
     level = levels[number - 1]
     b = Board(level)
-    search = CompiledSearch(b, GAME.start(level), 10, memory_mb=64)
+    search = CompiledSearch(b, GAME.start(level), SearchConfig(10, memory_mb=64))
     squares = len(search.cells)
     boxes_count = len(level.boxes)
     dead = 1 - search.live
@@ -507,7 +509,7 @@ def test_a_push_that_walls_off_goals_is_not_queued() -> None:
     width = b.width
     boxes = set(level.boxes) - {2 * width + 3} | {8 * width + 2}
     position = Position(player=8 * width + 3, boxes=frozenset(boxes))
-    search = CompiledSearch(b, position, 10, memory_mb=64)
+    search = CompiledSearch(b, position, SearchConfig(10, memory_mb=64))
     assert search.run(1) == kernels.RUNNING
     stored = int(search.counters[kernels.STORED])
     queued = set(search.heap_ids[: int(search.counters[kernels.WAITING])].tolist())
@@ -545,7 +547,7 @@ def test_the_solver_says_how_near_each_search_has_come() -> None:
 
 def test_the_live_panel_counts_the_dead_corrals_in_a_players_words() -> None:
     level = GAME.parse(CORRAL_TRAP)[0]
-    search = CompiledSearch(Board(level), GAME.start(level), 10, 64, deadlocks=1)
+    search = CompiledSearch(Board(level), GAME.start(level), SearchConfig(10, 64, deadlocks=1))
     search.run(10)
     assert closest_note([search]).endswith(
         "; 1 position dropped: boxes shut off floor the player could never get back to"
@@ -555,8 +557,10 @@ def test_the_live_panel_counts_the_dead_corrals_in_a_players_words() -> None:
 def test_the_live_panel_says_how_near_the_open_floor_search_has_come() -> None:
     level = XSOKOBAN[10 - 1]
     board = Board(level)
-    forward = CompiledSearch(board, GAME.start(level), 10, 64, novelty=True)
-    opening = CompiledSearch(board, GAME.start(level), 3, 64, novelty=True, mobility=1)
+    forward = CompiledSearch(board, GAME.start(level), SearchConfig(10, 64, novelty=True))
+    opening = CompiledSearch(
+        board, GAME.start(level), SearchConfig(3, 64, novelty=True, mobility=1)
+    )
     forward.run(100)
     opening.run(100)
     assert 0 < opening.closest < FAR
@@ -569,9 +573,9 @@ def test_the_live_panel_says_how_near_the_open_floor_search_has_come() -> None:
 def test_the_live_panel_says_where_the_aimed_search_is_heading() -> None:
     level = MICROBAN[1]
     board, start = Board(level), GAME.start(level)
-    backward = CompiledSearch(board, start, 10, 64, reverse=True)
+    backward = CompiledSearch(board, start, SearchConfig(10, 64, reverse=True))
     backward.run(1)
-    aimed = CompiledSearch(board, start, 10, 64, towards=backward.nearest)
+    aimed = CompiledSearch(board, start, SearchConfig(10, 64, towards=backward.nearest))
     note = closest_note([backward, aimed])
     assert note.startswith("back from the goals, ") and "pulls short of this position; " in note
     assert note.endswith(f"heading for the nearest of those, {aimed.closest}+ pushes away")
@@ -595,7 +599,9 @@ def test_a_corral_that_can_never_open_ends_the_search_at_once() -> None:
     level = GAME.parse(CORRAL_TRAP)[0]
     runs = {}
     for deadlocks in (2, 1, 0):
-        search = CompiledSearch(Board(level), GAME.start(level), 10, 64, deadlocks=deadlocks)
+        search = CompiledSearch(
+            Board(level), GAME.start(level), SearchConfig(10, 64, deadlocks=deadlocks)
+        )
         assert search.run(100_000) == kernels.EXHAUSTED
         runs[deadlocks] = (int(search.counters[kernels.EXPANDED]), search.dead_corrals)
     # With the corral test the start itself is dead; without it the search has to try
@@ -633,12 +639,12 @@ def test_every_corral_found_dead_is_on_a_level_with_no_solution(deadlocks: int) 
     dead = 0
     for level in _small_positions(400, 5, seed=19):
         board, start = Board(level), GAME.start(level)
-        with_test = CompiledSearch(board, start, 10, 64, deadlocks=deadlocks)
+        with_test = CompiledSearch(board, start, SearchConfig(10, 64, deadlocks=deadlocks))
         with_test.run(1)
         if with_test.dead_corrals == 0:
             continue
         dead += 1
-        proof = CompiledSearch(board, start, 10, 64)
+        proof = CompiledSearch(board, start, SearchConfig(10, 64))
         assert proof.run(1_000_000) == kernels.EXHAUSTED, level.xsb()
     assert dead >= 5
 
@@ -649,14 +655,18 @@ def test_the_aimed_search_meets_the_backward_one_where_the_goals_are_too_far() -
     # start by its bound, is met by a forward search aimed at it in about 200 k expansions.
     level = XSOKOBAN[21 - 1]
     board, start = Board(level), GAME.start(level)
-    backward = CompiledSearch(board, start, 10, 1024, reverse=True, novelty=True, share=0.3)
+    backward = CompiledSearch(
+        board, start, SearchConfig(10, 1024, reverse=True, novelty=True, share=0.3)
+    )
     while backward.closest > 3:
         assert backward.run(50_000) == kernels.RUNNING
     found = {}
     for aimed in (True, False):
         towards = backward.nearest if aimed else None
         search = CompiledSearch(
-            board, start, 10, 1024, novelty=True, deadlocks=1, share=0.15, towards=towards
+            board,
+            start,
+            SearchConfig(10, 1024, novelty=True, deadlocks=1, share=0.15, towards=towards),
         )
         search.partner = backward
         status = kernels.RUNNING
@@ -675,7 +685,7 @@ def test_the_aimed_search_is_not_sent_where_the_player_is_shut_out() -> None:
     # position it offers the aimed search is one pull short with the player able to get back.
     level = XSOKOBAN[42 - 1]
     board, start = Board(level), GAME.start(level)
-    backward = CompiledSearch(board, start, 10, 256, reverse=True, novelty=True)
+    backward = CompiledSearch(board, start, SearchConfig(10, 256, reverse=True, novelty=True))
     for _ in range(30):
         assert backward.run(10_000) == kernels.RUNNING
     assert backward.closest == 0

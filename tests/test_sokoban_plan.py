@@ -7,7 +7,7 @@ import numpy as np
 from tests.conftest import LEVELS, recorded_searches
 from webapp.games.sokoban import GAME, kernels, plan, solver
 from webapp.games.sokoban.board import Board
-from webapp.games.sokoban.compiled import CompiledSearch
+from webapp.games.sokoban.compiled import CompiledSearch, SearchConfig
 from webapp.games.sokoban.packing import packing_order, plan_distances
 from webapp.games.sokoban.solver import BACKWARD, FORWARD, PLANNED, closest_note, lurd, run_fast
 from webapp.search import Limits, Monitor
@@ -21,7 +21,7 @@ MICROBAN2 = GAME.parse((LEVELS / "sokoban" / "microban2.xsb").read_text())
 def _plan_search(level, deadlocks: int = 2) -> CompiledSearch:
     board, start = Board(level), GAME.start(level)
     return CompiledSearch(
-        board, start, 1, 256, deadlocks=deadlocks, phases=packing_order(board, start)
+        board, start, SearchConfig(1, 256, deadlocks=deadlocks, phases=packing_order(board, start))
     )
 
 
@@ -97,7 +97,7 @@ def test_the_live_panel_says_how_many_goals_are_filled_in_order() -> None:
     level = GAME.parse(DEAD_END)[0]
     board, start = Board(level), GAME.start(level)
     phases = packing_order(board, start)
-    again = CompiledSearch(board, start, 1, 64, deadlocks=2, phases=phases, seed=2)
+    again = CompiledSearch(board, start, SearchConfig(1, 64, deadlocks=2, phases=phases, seed=2))
     assert closest_note([again]).endswith(
         " at best so far (started over 2 times, taking the boxes in another order)"
     )
@@ -127,18 +127,18 @@ def test_the_strict_corral_test_finds_a_jam_the_quick_one_lets_through() -> None
     board, start = Board(level), GAME.start(level)
     runs = {}
     for deadlocks in (2, 1):
-        search = CompiledSearch(board, start, 10, 64, deadlocks=deadlocks)
+        search = CompiledSearch(board, start, SearchConfig(10, 64, deadlocks=deadlocks))
         search.run(1)
         runs[deadlocks] = search.dead_corrals
     assert runs == {2: 1, 1: 0}
     # It is dead indeed: the search with no corral test runs dry.
-    proof = CompiledSearch(board, start, 10, 64)
+    proof = CompiledSearch(board, start, SearchConfig(10, 64))
     assert proof.run(1_000_000) == kernels.EXHAUSTED
 
 
 def test_the_corral_test_takes_the_boxes_touching_the_fence() -> None:
     level = GAME.parse(COLUMN_JAM)[0]
-    search = CompiledSearch(Board(level), GAME.start(level), 10, 64, deadlocks=2)
+    search = CompiledSearch(Board(level), GAME.start(level), SearchConfig(10, 64, deadlocks=2))
     index, width = search.index, Board(level).width
     occupied = np.zeros(len(search.cells), np.uint8)
     for box in level.boxes:
@@ -155,7 +155,9 @@ def test_a_full_plan_search_leaves_the_turns_to_the_others(monkeypatch) -> None:
     level = MICROBAN[137 - 1]
     board, start = Board(level), GAME.start(level)
     small = CompiledSearch(
-        board, start, 1, 2048, share=1e-9, deadlocks=2, phases=packing_order(board, start)
+        board,
+        start,
+        SearchConfig(1, 2048, share=1e-9, deadlocks=2, phases=packing_order(board, start)),
     )
     assert small.capacity == 4096 and small.run(100_000) == kernels.FULL
     monkeypatch.setattr(solver, "PLAN_SHARE", 1e-9)

@@ -11,7 +11,8 @@ slices of a few milliseconds and converts positions and pushes to and from the b
 from __future__ import annotations
 
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 
@@ -52,6 +53,41 @@ def padded(rows: list, index: dict[int, int]) -> np.ndarray:
     return table
 
 
+@dataclass(frozen=True)
+class SearchConfig:
+    """What one compiled search searches and in how much memory: the weight on h and the
+    memory limit, then by name whatever else it needs (a direction, an order, a target, the
+    plan search's phases and run)."""
+
+    weight: int
+    memory_mb: int | None
+    _: KW_ONLY
+    #: PI-corral pruning (forwards).
+    corrals: bool = True
+    #: Backwards, by pulls from the goals to the start.
+    reverse: bool = False
+    #: The share of ``memory_mb`` its arrays may take.
+    share: float = MEMORY_SHARE
+    #: Novel children first (kernels.search, ``seen``).
+    novelty: bool = False
+    #: Goal rooms whose boxes on a goal shut others off count ``penalty`` more forwards.
+    rooms: Sequence[GoalRoom] | None = None
+    penalty: int = 0
+    #: The corral test: 0 none, 1 quick, 2 strict (forwards, with PI-corrals).
+    deadlocks: int = 0
+    #: Forwards, bound by the pushes to these boxes (a bitboard) instead of to the goals.
+    towards: int | None = None
+    #: The packing order's phases, the first first: the plan search (plan.py).
+    phases: list[list[int]] | None = None
+    #: The plan search's order of pushes (0 the board's own) and its stall (0 never).
+    seed: int = 0
+    stall: int = 0
+    #: Corral verdicts an earlier search of the same level and test found.
+    scratch: tuple | None = None
+    #: Forwards, what each free square the player cannot reach adds to the priority.
+    mobility: int = 0
+
+
 class CompiledSearch:
     """One run of ``kernels.search`` on a level, forwards from ``position`` to the goals or
     backwards (``reverse``) from the goals to ``position``: its arrays, and the conversions.
@@ -61,27 +97,11 @@ class CompiledSearch:
     ``search.pushes_to(key)`` let a CPython backward search meet it (keys as in solver.py).
     """
 
-    def __init__(
-        self,
-        board: Board,
-        position: Position,
-        weight: int,
-        memory_mb: int | None,
-        corrals: bool = True,
-        reverse: bool = False,
-        share: float = MEMORY_SHARE,
-        novelty: bool = False,
-        rooms: list[GoalRoom] | None = None,
-        penalty: int = 0,
-        deadlocks: int = 0,
-        towards: int | None = None,
-        phases: list[list[int]] | None = None,
-        seed: int = 0,
-        scratch: tuple | None = None,
-        stall: int = 0,
-        mobility: int = 0,
-    ):
+    def __init__(self, board: Board, position: Position, config: SearchConfig):
         from webapp.games.sokoban import kernels  # numba: loaded only when this search runs
+
+        self.config = config
+        reverse, towards, phases = config.reverse, config.towards, config.phases
 
         self.kernels = kernels
         self.board = board
@@ -107,16 +127,18 @@ class CompiledSearch:
         # The goal of each column of the forward table.
         self.goal_squares = np.array([index[goal] for goal in board.goals], np.int64)
         # Novelty (kernels.search): per h, the squares a box or the player has stood on.
-        self.seen = np.zeros((NOVELTY_BANDS, squares) if novelty else (1, 1), np.uint8)
+        self.seen = np.zeros((NOVELTY_BANDS, squares) if config.novelty else (1, 1), np.uint8)
         # Goal rooms (kernels.search): each room goal that shuts others off, then those.
-        pairs = [(goal, *cells_of(shut)) for room in rooms or [] for goal, shut in room.shuts]
+        pairs = [
+            (goal, *cells_of(shut)) for room in config.rooms or [] for goal, shut in room.shuts
+        ]
         self.shuts = padded(pairs, index)
         # Backwards for the player shut out of the start's region, forwards for boxes on room
         # goals that shut others off.
-        self.penalty = int(penalty) if pairs or reverse else 0
+        self.penalty = int(config.penalty) if pairs or reverse else 0
         #: Forwards: the priority counts this much for each free square the player cannot
         #: reach (kernels.search).
-        self.mobility = 0 if reverse else int(mobility)
+        self.mobility = 0 if reverse else int(config.mobility)
         #: Forwards, given the packing order's phases (packing.py, the first first): the plan
         #: search (plan.py), ``plan`` the push distances to each goal with the boxes of
         #: earlier phases frozen there as walls.
@@ -133,25 +155,26 @@ class CompiledSearch:
         self.phases = padded(phases if self.planned else [], index)
         #: The plan search: 0 takes the pushes in the board's order (the box pushed last
         #: first), any other seed in an order of its own (a restart, solver.run_fast).
-        self.seed = int(seed)
+        self.seed = int(config.seed)
         #: The plan search: the most goals the runs before this one filled (solver.run_fast).
         self.filled_before = 0
         #: The plan search: stop (``stalled``) after this many expansions without a position
         #: filling more goals in order than any before it; 0 never (plan.plan_search).
-        self.stall = int(stall)
+        self.stall = int(config.stall)
         self.stalled = False
         random = np.random.default_rng(0x50C0BA)
         self.box_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
         self.player_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
-        self.weight = int(weight)
-        self.corrals = corrals
+        self.weight = int(config.weight)
+        self.corrals = corrals = config.corrals
         self.reverse = reverse
         #: Bound by the pushes to a position the backward search found (``towards``).
         self.aimed = towards is not None
         # Corral deadlocks (forwards, with PI-corrals): the test's arrays and verdict cache,
         # ``scratch`` when given (an earlier search of the same level with the same test,
         # whose verdicts hold here too).
-        self.deadlocks = int(deadlocks) if corrals and not reverse else 0
+        self.deadlocks = int(config.deadlocks) if corrals and not reverse else 0
+        scratch = config.scratch
         if scratch is None:
             scratch = kernels.corral_scratch(squares if self.deadlocks else 1)
         self.scratch = scratch
@@ -164,7 +187,7 @@ class CompiledSearch:
         # one open-list entry (a heap's key and id, or the plan search's cost and bucket
         # link) and (at most) four table slots.
         per_state = 8 * width + 4 * 4 + 8 + (8 if self.planned else 12) + 16
-        budget = (memory_mb or 2048) * share * 2**20
+        budget = (config.memory_mb or 2048) * config.share * 2**20
         capacity = max(4096, int(budget // per_state))
         self.capacity = capacity
         # np.empty takes pages from the system only as the search fills them.

@@ -18,7 +18,7 @@ import numpy as np
 
 from webapp.games.base import Algorithm
 from webapp.games.sokoban.board import FAR, Board, cells_of, lowest_cell
-from webapp.games.sokoban.compiled import MEMORY_SHARE, ArraysFull, CompiledSearch
+from webapp.games.sokoban.compiled import MEMORY_SHARE, ArraysFull, CompiledSearch, SearchConfig
 from webapp.games.sokoban.level import Level
 from webapp.games.sokoban.matching import Duals, assignment_cost, reassign, solve_assignment
 from webapp.games.sokoban.position import Position, walk
@@ -427,10 +427,17 @@ def plan_run(
     never stalls)."""
     if stall is None:
         stall = STALL if stalls(seed) else 0
-    return CompiledSearch(
-        board, position, 1, memory_mb, share=MEMORY_SHARE * PLAN_SHARE, deadlocks=deadlocks,
-        phases=phases, seed=seed, scratch=scratch, stall=stall,
-    )  # fmt: skip
+    config = SearchConfig(
+        1,
+        memory_mb,
+        share=MEMORY_SHARE * PLAN_SHARE,
+        deadlocks=deadlocks,
+        phases=phases,
+        seed=seed,
+        scratch=scratch,
+        stall=stall,
+    )
+    return CompiledSearch(board, position, config)
 
 
 def stalls(run: int) -> bool:
@@ -932,11 +939,19 @@ class BestFirst:
         tuning = setting.tuning
         share = MEMORY_SHARE * MOBILE_SHARE if self.opening else portfolio.share
         rooms = portfolio.rooms(tuning.smallest_room) if tuning.penalty and self.forwards else None
-        self.compiled = CompiledSearch(
-            portfolio.board, portfolio.position, int(tuning.weight),
-            portfolio.monitor.limits.memory_mb, tuning.corrals, setting.reverse, share,
-            tuning.novelty, rooms, tuning.penalty, tuning.deadlocks, mobility=tuning.mobility,
-        )  # fmt: skip
+        config = SearchConfig(
+            int(tuning.weight),
+            portfolio.monitor.limits.memory_mb,
+            corrals=tuning.corrals,
+            reverse=setting.reverse,
+            share=share,
+            novelty=tuning.novelty,
+            rooms=rooms,
+            penalty=tuning.penalty,
+            deadlocks=tuning.deadlocks,
+            mobility=tuning.mobility,
+        )
+        self.compiled = CompiledSearch(portfolio.board, portfolio.position, config)
 
     @property
     def meets(self) -> bool:
@@ -1028,12 +1043,16 @@ class Aimed:
 
     def _towards(self, target: int) -> CompiledSearch:
         portfolio, tuning = self.portfolio, self.setting.tuning
-        aimed = self.compiled = CompiledSearch(
-            portfolio.board, portfolio.position, int(tuning.weight),
-            portfolio.monitor.limits.memory_mb, tuning.corrals, False,
-            MEMORY_SHARE * AIM_SHARE, tuning.novelty, deadlocks=tuning.deadlocks,
+        config = SearchConfig(
+            int(tuning.weight),
+            portfolio.monitor.limits.memory_mb,
+            corrals=tuning.corrals,
+            share=MEMORY_SHARE * AIM_SHARE,
+            novelty=tuning.novelty,
+            deadlocks=tuning.deadlocks,
             towards=target,
-        )  # fmt: skip
+        )
+        aimed = self.compiled = CompiledSearch(portfolio.board, portfolio.position, config)
         portfolio.link(self, aimed)
         return aimed
 

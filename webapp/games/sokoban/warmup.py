@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from webapp.games.sokoban.board import Board
-from webapp.games.sokoban.compiled import CompiledSearch
+from webapp.games.sokoban.compiled import CompiledSearch, SearchConfig
 from webapp.games.sokoban.kernels import assignment
 from webapp.games.sokoban.level import parse_collection
 from webapp.games.sokoban.packing import packing_order
@@ -22,11 +22,11 @@ def warm_up() -> None:
     level = parse_collection("#######\n#.$ $.#\n#  @  #\n#######")[0]
     board = Board(level)
     start = Position(level.player, level.boxes)
-    search = CompiledSearch(board, start, 10, memory_mb=16)
+    search = CompiledSearch(board, start, SearchConfig(10, memory_mb=16))
     assert _start(board, start)[2] in search  # compiles the lookup
     phases = packing_order(board, start)  # compiles the pulls
     assert phases == [sorted(level.goals)]
-    plan = CompiledSearch(board, start, 1, memory_mb=16, deadlocks=2, phases=phases)
+    plan = CompiledSearch(board, start, SearchConfig(1, memory_mb=16, deadlocks=2, phases=phases))
     for running in (search.search(), plan.search()):
         try:
             while True:
