@@ -207,13 +207,27 @@ def test_a_player_has_a_few_solves_at_once_and_the_queue_is_bounded():
 
 
 def test_a_solver_process_that_crashes_is_reported_and_the_runner_goes_on(runner):
-    crash = Request("no-such-game", SMALL, [], "bfs", Limits(5), "p1", "crash")
-    job = runner.submit(crash)
-    assert wait_for(job, lambda j: j.state == "done", 30)
-    assert job.result.status == "error" and "stopped unexpectedly" in job.result.error
+    import os
+    import signal
+
+    # A long solve's process killed outright (as the kernel's out-of-memory killer does): no
+    # exception, no message, only a pipe that closes.
+    job = runner.submit(request(BIG, "big"))
+    assert wait_for(job, lambda j: j.progress is not None and j.progress.expanded > 0, 20)
+    os.kill(job.pid, signal.SIGKILL)
+    assert wait_for(job, lambda j: j.state == "done", 15)
+    assert job.result.status == "error"
+    assert job.result.error == "the solver process was killed (out of memory?)"
     after = runner.submit(request(SMALL, "fine"))
     assert wait_for(after, lambda j: j.state == "done", 30)
     assert after.result.status == "solved"
+
+
+def test_a_solver_process_that_dies_of_an_error_is_reported(runner):
+    crash = Request("no-such-game", SMALL, [], "bfs", Limits(5), "p1", "crash")
+    job = runner.submit(crash)
+    assert wait_for(job, lambda j: j.state == "done", 30)
+    assert job.result.status == "error" and "stopped unexpectedly (exit 1)" in job.result.error
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "SCHED_IDLE"), reason="Linux only")
