@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from tests.conftest import csrf_of, upload_picture
@@ -244,3 +246,81 @@ def test_budgets_kept_in_an_unreachable_redis_never_stop_play(tmp_path):
         headers={"X-CSRF-Token": csrf_of(page.text), "HX-Request": "true"},
     )
     assert move.status_code == 200 and 'id="count-moves">1<' in move.text
+
+
+def app_with(tmp_path, **settings):
+    return create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path), **settings})
+
+
+def test_pages_are_priced_by_the_server_time_they_take(tmp_path):
+    """Reading is open to every new visitor, but not free: a client that asks for costly
+    pages (here replay views) is refused once its minute's allowance of server time is spent,
+    and another client is not."""
+    app = app_with(tmp_path, BUDGET_CPU_MS="40 per minute")
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = "203.0.113.7"
+    answers = [
+        client.get("/sokoban/first-steps/3?moves=" + "du" * 2000).status_code for _ in range(200)
+    ]
+    assert 429 in answers and answers[0] == 200
+    refused = client.get("/sokoban/microban/3")
+    assert refused.status_code == 429 and "asked a lot of the server" in refused.text
+    other = app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "198.51.100.1"
+    assert other.get("/sokoban/microban/3").status_code == 200
+
+
+def test_shared_levels_are_priced_per_client_by_what_is_stored(tmp_path):
+    app = app_with(tmp_path, BUDGET_LEVEL_BYTES="60 per day")
+    client, token = fresh(app)
+    boards = [
+        f"#######\n#@{'$' * n}{' ' * (3 - n)}#\n#{'.' * n}{' ' * (4 - n)}#\n#######"
+        for n in (1, 2, 3)
+    ]
+    assert paste_text(client, token, boards[0]).status_code == 303
+    assert paste_text(client, token, boards[0]).status_code == 303  # stored already: free
+    assert paste_text(client, token, boards[1]).status_code == 303
+    refused = paste_text(client, token, boards[2])
+    assert refused.status_code == 400 and "shared a lot of levels today" in refused.text
+    other, token = fresh(app, "198.51.100.1")  # the site's room is still there for others
+    assert paste_text(other, token, boards[2]).status_code == 303
+
+
+def paste_text(client, token, text):
+    return client.post("/sokoban/new", data={"text": text, "csrf_token": token})
+
+
+def test_new_games_are_priced_per_client(tmp_path):
+    app = app_with(tmp_path, BUDGET_NEW_GAMES="2 per day")
+    client, token = fresh(app)
+    for level in ("/sokoban/microban/1", "/sokoban/microban/2"):
+        assert move(client, token, level).status_code == 200
+    refused = move(client, token, "/sokoban/microban/3")
+    assert refused.status_code == 429 and "started a great many games" in refused.text
+    assert move(client, token, "/sokoban/microban/1", "l").status_code == 200  # games go on
+
+
+def test_pictures_are_priced_per_client_by_the_bytes_kept(tmp_path):
+    from PIL import Image
+
+    from tests.conftest import upload_picture
+
+    def picture(seed: int) -> bytes:
+        image = Image.effect_noise((300, 300), 60 + seed).convert("RGB")
+        out = io.BytesIO()
+        image.save(out, format="PNG")
+        return out.getvalue()
+
+    app = app_with(tmp_path, BUDGET_PICTURE_BYTES="1000 per day")
+    client, token = fresh(app)
+    try:
+        assert upload_picture(client, token, picture(1)).status_code == 303
+        refused = upload_picture(client, token, picture(2))
+        assert refused.status_code == 429 and "uploaded a lot of pictures" in refused.text
+        other, token = fresh(app, "198.51.100.1")
+        assert upload_picture(other, token, picture(3)).status_code == 303
+    finally:
+        with app.app_context():
+            from webapp.solvers import get_runner
+
+            get_runner().shutdown()

@@ -260,3 +260,20 @@ def test_the_origin_is_checked_against_the_public_origin_not_the_host_header(tmp
     ]:
         with default.test_request_context(headers={"Origin": origin, "Host": host}):
             assert same_origin(request) is expected, (origin, host)
+
+
+def test_a_hint_once_answered_is_not_kept_in_memory(app, client):
+    """A hint's record (its search's progress and answer) would stay 30 minutes for a page
+    that never looks it up again: it is let go once answered."""
+    from tests.conftest import Player
+    from webapp.solvers import get_runner
+
+    me = Player(client, "/sokoban/microban/1")
+    answer = client.post("/sokoban/microban/1/hint", headers={"X-CSRF-Token": me.token})
+    assert "Next move:" in answer.text
+    with app.app_context():
+        runner = get_runner()
+        try:
+            assert not [job for job in runner.jobs.values() if job.request.kind == "hint"]
+        finally:
+            runner.shutdown()

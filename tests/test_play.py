@@ -167,3 +167,26 @@ def test_recent_games_and_results_agree_with_the_database_and_are_copies(tmp_pat
     store.conn.execute("UPDATE games SET updated = 0")
     store.expire(180)
     assert store.load_game("p", *key) is None
+
+
+def test_the_caches_of_positions_and_games_are_bounded_by_bytes_not_entries(tmp_path):
+    """Long games take more memory than short ones: the caches count what they keep in
+    bytes, so a few long games cannot grow the process without bound."""
+    from webapp.play import StateCache
+    from webapp.store import Recent, SavedGame
+
+    level = GAME.parse("#########\n#@  $  .#\n#   $  .#\n#########")[0]
+    long_game = ["d", "u"] * 5000
+    cache = StateCache(max_bytes=2 * 2**20)
+    for key in range(20):
+        cache.state(key, GAME, level, long_game)
+        assert cache.bytes <= cache.max_bytes
+    assert 1 <= len(cache._entries) < 20  # the oldest went
+    assert cache.state(19, GAME, level, long_game) == GAME.replay(level, long_game)
+    recent = Recent(max_bytes=2 * 2**20)
+    for key in range(20):
+        recent.put(("game", str(key), "sokoban", "x"), SavedGame(long_game, len(long_game)))
+        assert recent.bytes <= recent.max_bytes
+    assert len(recent._entries) < 20
+    recent.forget(("game", "19", "sokoban", "x"))
+    assert recent.bytes == sum(recent._sizes.values())

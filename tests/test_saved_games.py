@@ -74,7 +74,7 @@ def test_a_rules_bug_is_a_server_error_and_never_touches_the_stored_game(app, cl
     monkeypatch.setattr(game, "apply", broken_apply)
     from webapp.levels import STATES
 
-    STATES._entries.clear()
+    STATES.clear()
     app.config["PROPAGATE_EXCEPTIONS"] = False
     assert me.act("move", moves="u").status_code == 500
     monkeypatch.undo()

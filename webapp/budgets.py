@@ -15,10 +15,14 @@ web process shares the same counts.
 from __future__ import annotations
 
 import ipaddress
+import time
+from dataclasses import dataclass
+from typing import Any
 
-from flask import Flask, current_app, request
+from flask import Flask, current_app, g, request
 from flask_limiter import Limiter
 from limits import parse
+from limits.strategies import FixedWindowRateLimiter
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from webapp.errors import BadRequest
@@ -78,6 +82,102 @@ def _move_bytes() -> int:
     return sum(len(text) for text in request.form.getlist("moves"))
 
 
+@dataclass(frozen=True)
+class Allowance:
+    """A budget counted by what a client's requests cost (milliseconds of the server's time,
+    bytes kept), not by their number: one expensive request counts as many cheap ones."""
+
+    name: str
+    #: The setting that overrides ``default`` (e.g. BUDGET_CPU_MS).
+    setting: str
+    default: str
+    message: str
+
+    def _counted(self) -> tuple[Any, Any] | None:
+        limits = limiter()
+        if not limits.enabled:
+            return None
+        budget = parse(current_app.config.get(self.setting) or self.default)
+        counter = current_app.extensions.get("puzzlelab.costs")
+        if counter is None:
+            # Fixed windows: a cost is one increment (a moving window keeps an entry per unit).
+            counter = current_app.extensions["puzzlelab.costs"] = FixedWindowRateLimiter(
+                limits.storage
+            )
+        return counter, budget
+
+    def check(self) -> None:
+        """Refuse the request (429, the message) when this client's allowance is spent."""
+        counted = self._counted()
+        try:
+            spent = counted is not None and not counted[0].test(counted[1], self.name, client_key())
+        except Exception:  # noqa: BLE001 - the counts' store is down: play goes on
+            spent = False
+        if spent:
+            raise BadRequest(self.message, 429)
+
+    def charge(self, cost: int) -> bool:
+        """Count ``cost`` against this client; False when it did not fit (it is still spent)."""
+        counted = self._counted()
+        if counted is None or cost <= 0:
+            return True
+        try:
+            return counted[0].hit(counted[1], self.name, client_key(), cost=cost)
+        except Exception:  # noqa: BLE001 - the counts' store is down: play goes on
+            return True
+
+
+#: The server's time one client's requests may take, every request counted, pages included
+#: (a replay link on a large board costs tens of milliseconds; a move, a few).
+CPU = Allowance(
+    "cpu",
+    "BUDGET_CPU_MS",
+    "20000 per minute",
+    "Your network has asked a lot of the server this minute; please wait a few seconds.",
+)
+#: Bytes of shared levels one client may add a day, as stored (a format that stores more
+#: than was pasted is counted at what it stores).
+LEVEL_BYTES = Allowance(
+    "level-bytes",
+    "BUDGET_LEVEL_BYTES",
+    "2000000 per day",
+    "You have shared a lot of levels today; the rest of the site's room is kept for others.",
+)
+#: Bytes of pictures one client may have stored a day: the sweep then never has to make room
+#: for one client by removing everyone else's.
+PICTURE_BYTES = Allowance(
+    "picture-bytes",
+    "BUDGET_PICTURE_BYTES",
+    "20000000 per day",
+    "You have uploaded a lot of pictures today; the rest of the site's room is kept for others.",
+)
+#: New games (a level, a shuffle or a position code first played) one client may start a day:
+#: each is a stored history.
+NEW_GAMES = Allowance(
+    "new-games",
+    "BUDGET_NEW_GAMES",
+    "2000 per day",
+    "You have started a great many games today; finish some, or come back tomorrow.",
+)
+
+
+def _start_clock() -> None:
+    g.cpu_started = time.thread_time()
+    if request.endpoint != "static" and not _is_socket():
+        CPU.check()
+
+
+def _charge_clock(_error: BaseException | None) -> None:
+    started = g.pop("cpu_started", None)
+    if started is None or request.endpoint == "static" or _is_socket():
+        return  # files are cheap and cached; a socket has caps of its own (webapp/live.py)
+    CPU.charge(round((time.thread_time() - started) * 1000))
+
+
+def _is_socket() -> bool:
+    return request.headers.get("Upgrade", "").lower() == "websocket"
+
+
 def limiter() -> Limiter:
     return current_app.extensions["puzzlelab.limiter"]
 
@@ -115,6 +215,8 @@ def init_app(app: Flask) -> None:
         in_memory_fallback_enabled=True,
     )
     app.extensions["puzzlelab.limiter"] = limits
+    app.before_request(_start_clock)
+    app.teardown_request(_charge_clock)
     for endpoint, (limit, message) in LIMITS.items():
         view = app.view_functions[endpoint]
         view = limits.limit(limit, error_message=message)(view)

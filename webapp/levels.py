@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 from flask import current_app, request, url_for
 
 from webapp import catalog, games, pictures
+from webapp.budgets import NEW_GAMES
 from webapp.catalog import CUSTOM, POSITION, LevelRef
 from webapp.db import get_store
 from webapp.errors import BadRequest
@@ -123,6 +124,8 @@ def save_play(found: Found, play: Play) -> None:
     (moves from a solver or a replay link), which never becomes their best."""
     if play.broken or not player_id():
         return  # a history that no longer replays is kept as it is; a visitor keeps nothing
+    if play.version is None and not NEW_GAMES.charge(1):
+        raise BadRequest(NEW_GAMES.message, 429)  # each new game is a stored history
     win = play.figures if play.solved and play.moves else None
     saved = SavedGame(play.history, play.cursor)
     get_store().save_game(

@@ -220,6 +220,7 @@ def next_move_hint(found: Found, play: Play) -> str:
         return "A hint is already being worked out." if working and not working.done else str(busy)
     with handle:
         result = handle.wait(limits.seconds + 5)
+    get_runner().forget(handle)  # answered: its record would only take memory for 30 minutes
     if result is None:
         return "No hint in time; try again."
     if result.status == "solved" and result.moves:

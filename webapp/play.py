@@ -9,6 +9,7 @@ and undoing back over it leaves the game the player's own again.
 
 from __future__ import annotations
 
+import pickle
 import threading
 import time
 from collections import OrderedDict
@@ -35,10 +36,14 @@ class StateCache:
     move of them; a new request replays only from the last position its moves share.
     """
 
-    def __init__(self, size: int = 5000, every: int = 64):
+    def __init__(self, size: int = 5000, every: int = 64, max_bytes: int = 64 * 2**20):
         self.size = size
         self.every = every
-        self._entries: OrderedDict[Hashable, tuple[list[str], dict[int, Any]]] = OrderedDict()
+        #: Bytes the kept moves and positions may take, estimated: a long game keeps a
+        #: position every ``every`` moves, so entries are counted by their size, not number.
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._entries: OrderedDict[Hashable, tuple[list[str], dict[int, Any], int]] = OrderedDict()
         self._lock = threading.Lock()
 
     def state(self, key: Hashable, game: Game, level: Any, moves: Sequence[str]) -> Any:
@@ -46,7 +51,7 @@ class StateCache:
             entry = self._entries.get(key)
         start, state, marks = 0, None, {}
         if entry is not None:
-            old, old_marks = entry
+            old, old_marks, _size = entry
             if len(old) <= len(moves) and list(moves[: len(old)]) == old:
                 shared = len(old)  # the usual case, one move on: compared in C, not a loop
             else:
@@ -68,12 +73,32 @@ class StateCache:
                 marks[index + 1] = state
         marks = {i: s for i, s in marks.items() if i % self.every == 0}
         marks[len(moves)] = state
+        size = MOVE_BYTES * len(moves) + position_bytes(state) * len(marks)
         with self._lock:
-            self._entries[key] = (list(moves), marks)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.size:
-                self._entries.popitem(last=False)
+            replaced = self._entries.pop(key, None)
+            self.bytes += size - (replaced[2] if replaced else 0)
+            self._entries[key] = (list(moves), marks, size)
+            while self._entries and (len(self._entries) > self.size or self.bytes > self.max_bytes):
+                self.bytes -= self._entries.popitem(last=False)[1][2]
         return state
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.bytes = 0
+
+
+#: What one move token of a kept list takes in memory, roughly (a short str and its slot).
+MOVE_BYTES = 64
+
+
+def position_bytes(state: Any) -> int:
+    """Roughly what one position takes in memory: its pickled size, doubled for the objects
+    around it (a cheap bound, measured once per kept game)."""
+    try:
+        return 2 * len(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)) + 64
+    except Exception:  # noqa: BLE001 - a position that cannot be pickled: a generous guess
+        return 4096
 
 
 @dataclass

@@ -487,6 +487,14 @@ class RedisRunner:
             except Exception:  # noqa: BLE001 - the follower must outlive any one bad record
                 time.sleep(0.5)
 
+    def forget(self, job: Job) -> None:
+        """Stop mirroring a finished job here (its records in Redis expire on their own)."""
+        with self.lock:
+            if job.done:
+                self.jobs.pop(job.id, None)
+                self._seen.pop(job.id, None)
+                self._touched.pop(job.id, None)
+
     def follow(self) -> None:
         """Bring the mirrored solves up to date (their versions in one round trip); forget
         ones nobody here looks at."""

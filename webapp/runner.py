@@ -539,6 +539,13 @@ class Runner:
                 if job.state == "done" and job.finished and now - job.finished > self.keep_seconds:
                     del self.jobs[job.id]
 
+    def forget(self, job: Job) -> None:
+        """Let a finished job go now rather than after ``keep_seconds`` (a hint, once its
+        page has the answer: nobody looks it up again)."""
+        with self.lock:
+            if job.done:
+                self.jobs.pop(job.id, None)
+
     def get(self, job_id: str, owner: str) -> Job | None:
         """The job, only for the player who started it."""
         job = self.jobs.get(job_id)

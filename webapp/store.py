@@ -121,11 +121,16 @@ class Recent:
     runs behind the database.
     """
 
-    def __init__(self, size: int = 20_000):
+    def __init__(self, size: int = 20_000, max_bytes: int = 64 * 2**20):
         self.size = size
+        #: Bytes the kept games may take, estimated by their histories' length: a long game
+        #: is counted by its size, not as one entry.
+        self.max_bytes = max_bytes
+        self.bytes = 0
         self.writing = threading.Lock()
         self._lock = threading.Lock()  # held only for dictionary work, never across a query
         self._entries: OrderedDict[tuple[str, ...], Any] = OrderedDict()
+        self._sizes: dict[tuple[str, ...], int] = {}
         self._writes: dict[str, int] = {}
 
     def get(self, key: tuple[str, ...]) -> Any:
@@ -152,19 +157,26 @@ class Recent:
                 self._writes[key[0]] = self._writes.get(key[0], 0) + 1
             self._entries[key] = value
             self._entries.move_to_end(key)
-            while len(self._entries) > self.size:
-                self._entries.popitem(last=False)
+            size = 256 + 64 * len(getattr(value, "history", ()))
+            self.bytes += size - self._sizes.get(key, 0)
+            self._sizes[key] = size
+            while self._entries and (len(self._entries) > self.size or self.bytes > self.max_bytes):
+                gone, _value = self._entries.popitem(last=False)
+                self.bytes -= self._sizes.pop(gone, 0)
 
     def forget(self, key: tuple[str, ...]) -> None:
         """Drop what is kept for ``key`` (it was found out of date): the next read goes to
         the database."""
         with self._lock:
             self._entries.pop(key, None)
+            self.bytes -= self._sizes.pop(key, 0)
             self._writes[key[0]] = self._writes.get(key[0], 0) + 1
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._sizes.clear()
+            self.bytes = 0
 
 
 #: Marks a key Recent holds nothing for (None is a value: "no such game").

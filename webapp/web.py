@@ -28,7 +28,7 @@ from flask import (
 )
 from jinja2 import TemplateNotFound
 
-from webapp import catalog, games, pictures
+from webapp import budgets, catalog, games, pictures
 from webapp.catalog import CUSTOM, POSITION, LevelRef
 from webapp.db import get_store
 from webapp.errors import BadRequest
@@ -299,10 +299,13 @@ def paste(game_name: str) -> Response | tuple[str, int]:
                 f"{MAX_TITLE}. Shorten it and paste again."
             )
             return _paste_error(game, message, text)
+    kept = [(catalog.content_id(game, level), game.level_text(level)) for level in levels[:100]]
+    # Priced by what is stored (a format may store more than was pasted), new levels only.
+    adding = sum(len(text.encode()) for level_id, text in kept if not _stored(game, level_id))
+    if not budgets.LEVEL_BYTES.charge(adding):
+        return _paste_error(game, budgets.LEVEL_BYTES.message, text)
     refs = []
-    for level in levels[:100]:
-        level_id = catalog.content_id(game, level)
-        canonical = game.level_text(level)
+    for level, (level_id, canonical) in zip(levels[:100], kept, strict=True):
         get_store().save_level(game.name, level_id, canonical)
         if game.level_title(level) and get_store().load_level(game.name, level_id) != canonical:
             # The board was pasted before under another title: this player sees theirs.
@@ -311,6 +314,10 @@ def paste(game_name: str) -> Response | tuple[str, int]:
     if len(refs) == 1:
         return redirect(refs[0][0].path, code=303)
     return render_template("pasted.html", game=game, refs=refs, total=len(levels)), 200
+
+
+def _stored(game: Game, level_id: str) -> bool:
+    return get_store().load_level(game.name, level_id) is not None
 
 
 def _paste_error(game: Game, message: str, text: str) -> tuple[str, int]:
@@ -349,7 +356,10 @@ def generate(game_name: str) -> Response:
         ref = LevelRef(game.name, POSITION, custom_id=game.position_code(level))
     else:
         level_id = catalog.content_id(game, level)
-        get_store().save_level(game.name, level_id, game.level_text(level))
+        canonical = game.level_text(level)
+        if not _stored(game, level_id) and not budgets.LEVEL_BYTES.charge(len(canonical.encode())):
+            raise BadRequest(budgets.LEVEL_BYTES.message, 429)
+        get_store().save_level(game.name, level_id, canonical)
         ref = LevelRef(game.name, CUSTOM, custom_id=level_id)
     return redirect(_with_picture(game, ref.path), code=303)
 
@@ -386,6 +396,7 @@ def upload_picture(game_name: str) -> Response | tuple[str, int]:
     if pictures.folder_bytes(picture_folder()) > current_app.config["PICTURES_BUDGET_MB"] * 2**20:
         message = "The site holds as many pictures as it can just now; try later."
         return _level_with_message(found, message, 503)
+    budgets.PICTURE_BYTES.check()
     rows, cols = game.board_shape(found.level)
     # Decoded in a child process with a memory cap: never in this one.
     try:
@@ -397,6 +408,8 @@ def upload_picture(game_name: str) -> Response | tuple[str, int]:
         return _level_with_message(found, message, 400)
     if "refused" in stored:
         return _level_with_message(found, f"That picture cannot be used: {stored['refused']}", 400)
+    kept = pictures.upload_path(picture_folder(), stored["picture"])
+    budgets.PICTURE_BYTES.charge(kept.stat().st_size if kept is not None else len(data))
     return redirect(_with_picture(game, found.ref.path, stored["picture"]), code=303)
 
 
