@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import io
+import os
 import re
+import struct
+import zlib
+from pathlib import Path
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageFile
 
 from tests.conftest import csrf_of
 from webapp.games import get
@@ -116,16 +120,55 @@ def test_bad_uploads_get_a_clear_message(client, token, data, name, words):
     assert words in response.text
 
 
-def test_a_decompression_bomb_is_refused_before_it_is_decoded(client, token):
-    bomb = png(4097, 4097, colour=(0, 0, 0))  # 50 MB of pixels in a few kilobytes
-    assert len(bomb) < 200_000
+def declared(width: int, height: int) -> bytes:
+    """A whole, valid PNG of ``width``×``height`` black-and-white pixels, all off: a few
+    kilobytes that decode to a byte a pixel."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)  # 1 bit, greyscale
+    squeeze = zlib.compressobj(9)
+    row = bytes(1 + (width + 7) // 8)  # each row: its filter byte, then the pixels
+    pixels = b"".join(squeeze.compress(row) for _ in range(height)) + squeeze.flush()
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+def test_a_decompression_bomb_is_refused_before_it_is_decoded(client, token, tmp_path, monkeypatch):
+    from webapp import pictures
+
+    bomb = declared(9000, 9000)  # 81 million pixels (under Pillow's own bomb limit) in 10 KB
+    assert len(bomb) < 100_000 and Image.open(io.BytesIO(bomb)).size == (9000, 9000)
     response = upload(client, token, bomb)
-    assert response.status_code == 400 and "4097×4097 pixels" in response.text
+    assert response.status_code == 400 and "9000×9000 pixels" in response.text
+    # The same check in this process, with decoding recorded: the header alone refuses it.
+    decoded = []
+    for kind in (Image.Image, ImageFile.ImageFile):
+        monkeypatch.setattr(kind, "load", lambda image: decoded.append(image.size))
+    folder = tmp_path / "pictures"
+    refused = pictures.store_checked(bomb, folder, 4, 3)
+    assert refused == {"refused": "The picture is 9000×9000 pixels; the most is 4096×4096."}
+    assert decoded == [] and not folder.exists()
 
 
-def test_an_upload_larger_than_5_mb_is_refused(client, token):
-    response = upload(client, token, b"\x89PNG" + b"0" * (5 * 2**20 + 10))
-    assert response.status_code in (400, 413)
+def noise(side: int) -> bytes:
+    """A PNG of random pixels: it compresses to no less than its pixels' bytes."""
+    image = Image.frombytes("RGB", (side, side), os.urandom(side * side * 3))
+    out = io.BytesIO()
+    image.save(out, format="PNG", compress_level=1)
+    return out.getvalue()
+
+
+def test_an_upload_larger_than_5_mb_is_refused(app, client, token):
+    picture = noise(1350)  # a picture we would take (within 4096×4096), only too heavy
+    assert 5 * 2**20 < len(picture) < app.config["MAX_CONTENT_LENGTH"] - 10_000
+    assert Image.open(io.BytesIO(picture)).size == (1350, 1350)
+    response = upload(client, token, picture)
+    assert response.status_code == 400 and "larger than 5 MB" in response.text
+    assert not list((Path(app.instance_path) / "pictures").glob("*"))
 
 
 def test_a_new_game_is_refused_while_a_solver_works_on_the_board(app, client, token):
