@@ -109,3 +109,28 @@ def test_a_hint_is_not_refused_because_the_clients_solve_is_waiting(runner):
     assert waiting.state == "queued"
     hint = runner.submit(request(SMALL, "small#hint", "a", kind="hint"))  # not refused
     assert wait_for(hint, lambda j: j.done, 20)
+
+
+def test_the_queues_last_places_are_kept_for_clients_with_nothing_waiting():
+    """A few clients' floods fill the queue only so far: its last places go to clients with
+    nothing waiting, one each, so a newcomer still gets in."""
+    runner = Runner(max_running=1, max_queued=6, per_owner=10, per_client_queued=3, reserve=2)
+    try:
+        first = runner.submit(request(BIG, "big", "a"))
+        assert wait_for(first, lambda j: j.state == "running", 20)
+        for n in range(3):
+            runner.submit(request(BIG, f"a-{n}", "a"))  # a keeps its 3 waiting
+        runner.submit(request(BIG, "b-0", "b"))  # 4 of 6 waiting: the last 2 are kept
+        with pytest.raises(Busy, match="last places are kept"):
+            runner.submit(request(BIG, "b-1", "b"))
+        runner.submit(request(BIG, "c-0", "c"))  # nothing waiting: let in
+        runner.submit(request(BIG, "d-0", "d"))
+        with pytest.raises(Busy, match="queue is full"):
+            runner.submit(request(BIG, "e-0", "e"))
+        # A queue full of solves never refuses a hint.
+        hint = runner.submit(request(SMALL, "small#hint", "e", kind="hint"))
+        assert wait_for(hint, lambda j: j.done, 20)
+    finally:
+        for job in list(runner.jobs.values()):
+            job.stop()
+        runner.shutdown()

@@ -442,3 +442,32 @@ def test_a_queued_solve_whose_job_is_lost_frees_its_board(cluster):
         runner.submit(ask())
     runner.queue.enqueue_call = type(runner.queue).enqueue_call.__get__(runner.queue)
     assert runner.submit(ask())  # nothing left holding the board
+
+
+def test_a_queued_solve_whose_page_never_watches_is_reaped_before_it_runs(cluster):
+    """As in the embedded mode: a solve whose page never opened its socket does not sit in
+    the shared queue until a worker is free, keeping others out."""
+    a, b = cluster.web[:2]
+    watched = []
+    try:
+        for n in range(2):  # both workers busy with watched solves
+            visitor = Visitor((a, b)[n], LONG)
+            job = job_of(visitor.solve((a, b)[n], "bfs"))
+            ws = visitor.socket((a, b)[n], job)
+            read_until(ws, lambda message: 'data-state="running"' in message)
+            watched.append((visitor, job, ws))
+        left = Visitor(a, LONG)
+        panel = left.solve(a, "bfs")
+        assert 'data-state="queued"' in panel
+        job = job_of(panel)
+
+        def cancelled() -> bool:
+            return "Cancelled" in left.request(b, "GET", LONG)
+
+        assert wait_until(cancelled, 20), "the unwatched queued solve stayed in the queue"
+        for visitor, _job, _ws in watched:  # the watched ones run on
+            assert 'data-state="running"' in visitor.request(a, "GET", LONG)
+    finally:
+        for visitor, job, ws in watched:
+            ws.close()
+            visitor.request(a, "POST", LONG + "/solve/cancel", job=job)

@@ -42,6 +42,7 @@ from webapp.runner import (
     CONNECT_GRACE,
     HISTORY_POINTS,
     STOP_GRACE,
+    Admission,
     Busy,
     Job,
     Request,
@@ -138,7 +139,6 @@ def run_solve(job_id: str) -> str:
     request: Request = pickle.loads(record[b"request"])
     owner = request.owner
     keep = float(record.get(b"keep", b"1800"))
-    grace = float(record.get(b"grace", b"10"))
     _die_with_parent()
     started = client.eval(
         _START, 1, _key(job_id), os.getpid(), os.uname().nodename, repr(time.time())
@@ -171,17 +171,11 @@ def run_solve(job_id: str) -> str:
         try:
             pipe = client.pipeline()
             pipe.exists(_key(job_id, "cancel"))
-            pipe.hmget(_key(job_id), "watchers", "orphaned_at")
-            flag, (watchers, orphaned) = pipe.execute()
+            pipe.hmget(_key(job_id), "watchers", "orphaned_at", "grace")
+            flag, fields = pipe.execute()
         except redis.RedisError:
             return False  # Redis away: the solve goes on within its limits
-        orphan = (
-            int(watchers or 0) <= 0
-            and orphaned is not None
-            and orphaned != b""
-            and time.time() - float(orphaned) > grace
-        )
-        checked[1] = bool(flag) or orphan
+        checked[1] = bool(flag) or _orphaned(fields, time.time())
         return checked[1]
 
     def report(progress: Progress) -> None:
@@ -226,6 +220,15 @@ def run_call(target: Callable[..., Any], args: tuple, memory_mb: int) -> Any:
     return target(*args)
 
 
+def _orphaned(fields: list[Any], now: float) -> bool:
+    """Whether a solve's page has been gone longer than its grace: from its record's
+    watchers, orphaned_at and grace."""
+    watchers, orphaned, grace = fields
+    if int(watchers or 0) > 0 or not orphaned:
+        return False
+    return now - float(orphaned) > float(grace or 0)
+
+
 # -- in the web processes ------------------------------------------------------------------------
 class RedisRunner:
     """The solves of every web process, through Redis; see the module's docstring."""
@@ -244,6 +247,7 @@ class RedisRunner:
         self.queue = Queue(queue_name, connection=self.client)
         self.keep_seconds = keep_seconds
         self.orphan_grace = orphan_grace
+        self.admission = Admission(max_queued, per_owner, per_client_queued)
         self.max_queued = max_queued
         self.per_owner = per_owner
         self.per_client_queued = per_client_queued
@@ -278,22 +282,15 @@ class RedisRunner:
             self._reap_dead(client.smembers(_owner_key(request.owner)))
             mine = [member.decode() for member in client.smembers(_owner_key(request.owner))]
             boards = [client.hget(_key(job_id), "board") for job_id in mine]
-            if request.board.encode() in boards:
-                raise Busy("A solver is already working on this board. Cancel it first, or wait.")
-            if len(mine) >= self.per_owner:
-                raise Busy(
-                    f"You already have {len(mine)} solves going; wait for one to finish "
-                    "or cancel one."
-                )
-            waiting_key = f"{PREFIX}waiting:{request.queue_key}"
-            waiting = self._still_queued(waiting_key)
-            if waiting >= self.per_client_queued:
-                raise Busy(
-                    f"{waiting} solves from you are waiting for a solver already: wait for "
-                    "one to start, or cancel one."
-                )
-            if self.queue.count >= self.max_queued:
-                raise Busy("Every solver is busy and the queue is full: try again in a minute.")
+            waiting_key = f"{PREFIX}waiting:{request.kind}:{request.queue_key}"
+            self.admission.check(
+                request,
+                mine_going=len(mine),
+                board_taken=request.board.encode() in boards,
+                client_waiting=self._still_queued(waiting_key),
+                # A hint goes to the front of the shared queue: one per client bounds them.
+                queued=self.queue.count if request.kind != "hint" else 0,
+            )
             job_id = secrets.token_urlsafe(12)
             now = time.time()
             orphaned = now + max(0.0, CONNECT_GRACE - self.orphan_grace) if page else ""
@@ -533,11 +530,17 @@ class RedisRunner:
         for job_id in ids:
             pipe.hmget(_key(job_id), "state", "started", "owner", "created")
             pipe.exists(_key(job_id, "alive"))
+            pipe.hmget(_key(job_id), "watchers", "orphaned_at", "grace")
         answers = pipe.execute()
         for index, job_id in enumerate(ids):
-            (state, started, owner, created), alive = answers[2 * index], answers[2 * index + 1]
+            (state, started, owner, created), alive = answers[3 * index], answers[3 * index + 1]
             if state is None:  # the record is gone: so is the solve
                 client.srem(ACTIVE, job_id)
+                continue
+            if state == b"queued" and _orphaned(answers[3 * index + 2], now):
+                # Its page went away before a worker took it: it never runs (as the embedded
+                # runner does), so a queue of solves nobody watches cannot shut others out.
+                self._cancel_queued(job_id, owner.decode())
                 continue
             if state == b"queued" and created and now - float(created) > LOST_AFTER:
                 if self._lost_in_queue(job_id):
@@ -571,23 +574,21 @@ class RedisRunner:
         return status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED)
 
     # -- stopping -----------------------------------------------------------------------------
+    def _cancel_queued(self, job_id: str, owner: str) -> None:
+        """Take a solve out of the queue before any worker runs it, and end its record."""
+        try:
+            RQJob.fetch(job_id, connection=self.client).cancel()
+        except Exception:  # noqa: BLE001 - taken by a worker meanwhile: the flag stops it
+            pass
+        self.client.set(_key(job_id, "cancel"), "1", ex=int(self.keep_seconds))
+        _finish(self.client, job_id, owner, Result(status="cancelled"), self.keep_seconds)
+
     def cancel(self, job: Job) -> None:
         """Queued: removed from the queue at once; running: the flag, then RQ kills the horse."""
         try:
             state = self.client.hget(_key(job.id), "state")
             if state == b"queued":
-                try:
-                    RQJob.fetch(job.id, connection=self.client).cancel()
-                except Exception:  # noqa: BLE001 - taken by a worker meanwhile: the flag stops it
-                    pass
-                self.client.set(_key(job.id, "cancel"), "1", ex=int(self.keep_seconds))
-                _finish(
-                    self.client,
-                    job.id,
-                    job.request.owner,
-                    Result(status="cancelled"),
-                    self.keep_seconds,
-                )
+                self._cancel_queued(job.id, job.request.owner)
                 self._refresh(job)
                 return
             if state != b"running":

@@ -208,6 +208,55 @@ def _call_child(target: Callable[..., Any], args: tuple, conn: Any, memory_mb: i
     conn.close()
 
 
+@dataclass(frozen=True)
+class Admission:
+    """Who may queue what, the same in both runners (this one and webapp/rqrunner.py).
+
+    A player has one solve per board and ``per_owner`` going; a client ``per_client_queued``
+    waiting; and the last ``reserve`` places of the queue are kept for clients with nothing
+    waiting, so a few clients' floods fill it only so far and a newcomer still gets in. Hints
+    are counted apart from solves: a full queue of solves never refuses a hint, and a client
+    has one hint waiting at most."""
+
+    max_queued: int = 32
+    per_owner: int = 3
+    per_client_queued: int = 8
+    reserve: int = 8
+
+    def check(
+        self,
+        request: Request,
+        *,
+        mine_going: int,
+        board_taken: bool,
+        client_waiting: int,
+        queued: int,
+    ) -> None:
+        """Busy, with what the player reads, unless ``request`` may be queued; the counts are
+        of this player's unfinished jobs, this client's waiting ones of the request's kind,
+        and all those queued of that kind."""
+        if board_taken:
+            raise Busy("A solver is already working on this board. Cancel it first, or wait.")
+        if mine_going >= self.per_owner:
+            raise Busy(
+                f"You already have {mine_going} solves going; wait for one to finish or cancel one."
+            )
+        if request.kind == "hint" and client_waiting:
+            raise Busy("A hint is already being worked out.")
+        if client_waiting >= self.per_client_queued:
+            raise Busy(
+                f"{client_waiting} solves from you are waiting for a solver already: wait for "
+                "one to start, or cancel one."
+            )
+        if queued >= self.max_queued:
+            raise Busy("Every solver is busy and the queue is full: try again in a minute.")
+        if client_waiting and queued >= self.max_queued - self.reserve:
+            raise Busy(
+                "The solver queue's last places are kept for players with nothing waiting: "
+                "wait for one of yours to start."
+            )
+
+
 class Runner:
     """Every solve of this server process.
 
@@ -228,8 +277,10 @@ class Runner:
         per_owner: int = 3,
         per_client_queued: int = 8,
         max_hints: int = 1,
+        reserve: int = 8,
     ):
         self.max_running = max_running or os.cpu_count() or 2
+        self.admission = Admission(max_queued, per_owner, per_client_queued, reserve)
         self.max_queued = max_queued
         self.per_owner = per_owner
         self.per_client_queued = per_client_queued
@@ -260,28 +311,14 @@ class Runner:
                 for job in self.jobs.values()
                 if job.request.owner == request.owner and job.state != "done"
             ]
-            if any(job.request.board == request.board for job in mine):
-                raise Busy("A solver is already working on this board. Cancel it first, or wait.")
-            if len(mine) >= self.per_owner:
-                raise Busy(
-                    f"You already have {len(mine)} solves going; wait for one to finish "
-                    "or cancel one."
-                )
-            waiting = sum(1 for job in self.queue if job.request.queue_key == request.queue_key)
-            hints_waiting = sum(
-                1
-                for job in self.queue
-                if job.request.queue_key == request.queue_key and job.request.kind == "hint"
+            alike = [job for job in self.queue if job.request.kind == request.kind]
+            self.admission.check(
+                request,
+                mine_going=len(mine),
+                board_taken=any(job.request.board == request.board for job in mine),
+                client_waiting=sum(job.request.queue_key == request.queue_key for job in alike),
+                queued=len(alike),
             )
-            if request.kind == "hint" and hints_waiting:
-                raise Busy("A hint is already being worked out.")
-            if waiting >= self.per_client_queued:
-                raise Busy(
-                    f"{waiting} solves from you are waiting for a solver already: wait for "
-                    "one to start, or cancel one."
-                )
-            if len(self.queue) >= self.max_queued:
-                raise Busy("Every solver is busy and the queue is full: try again in a minute.")
             job = Job(id=secrets.token_urlsafe(12), request=request, _runner=self)
             if page:
                 job.orphaned_at = job.created + max(0.0, CONNECT_GRACE - self.orphan_grace)
