@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from webapp.games import get
@@ -190,3 +192,31 @@ def test_the_caches_of_positions_and_games_are_bounded_by_bytes_not_entries(tmp_
     assert len(recent._entries) < 20
     recent.forget(("game", "19", "sokoban", "x"))
     assert recent.bytes == sum(recent._sizes.values())
+
+
+def test_a_long_game_costs_a_bounded_answer_and_stops_at_its_cap_with_a_message(client):
+    """A move's answer does not carry the whole history: past what an address can hold the
+    replay link is replaced by a note; and a game stops at its cap, saying so."""
+    from tests.conftest import Player
+    from webapp.levels import MAX_LINK_MOVES
+    from webapp.play import MAX_HISTORY
+
+    me = Player(client, "/sokoban/first-steps/3")
+    short = me.act("move", moves="du" * 10)
+    assert 'id="replay-link"' in short.text
+    long = me.act("move", moves="du" * (MAX_LINK_MOVES // 2 + 1))
+    assert long.status_code == 200 and 'id="replay-link"' not in long.text
+    assert "Too many moves for a replay link" in long.text and len(long.data) < 8_000
+    left = MAX_HISTORY - 20 - 2 * (MAX_LINK_MOVES // 2 + 1)
+    assert me.act("move", moves=["du" * 500] * (left // 1000)).status_code == 200
+    capped = me.act("move", moves="du" * 600)
+    assert f"already has {MAX_HISTORY:,} moves; restart it to go on" in capped.text
+    full = me.act("move", moves=["du"] * ((MAX_HISTORY - moves_of(capped.text)) // 2))
+    assert moves_of(full.text) == MAX_HISTORY
+    restarted = me.act("restart")  # a restart is still possible at the cap
+    assert restarted.status_code == 200 and moves_of(restarted.text) == 0
+    assert moves_of(me.act("move", moves="d").text) == 1
+
+
+def moves_of(page: str) -> int:
+    return int(re.search(r'<b id="count-moves">(\d+)</b>', page).group(1))

@@ -226,8 +226,19 @@ def replay_context(found: Found, text: str, at: str | None) -> dict[str, Any]:
     }
 
 
-def replay_url(ref: LevelRef, play: Play) -> str:
+#: The longest move string a replay link carries: an address longer than a few thousand
+#: characters is refused by servers and proxies on the way (gunicorn's limit is 4,094).
+MAX_LINK_MOVES = 3_500
+
+
+def replay_url(ref: LevelRef, play: Play) -> str | None:
+    """The level with the player's moves, as an address to share; None when the moves are
+    too many for an address (and the page says so instead of carrying them every move)."""
+    if len(play.moves) > MAX_LINK_MOVES:
+        return None
     moves = play.move_string()
+    if len(moves) > MAX_LINK_MOVES:
+        return None
     return ref.path + ("?moves=" + moves if moves else "")
 
 
@@ -298,4 +309,5 @@ def play_context(found: Found, play: Play, message: str = "") -> dict[str, Any]:
         "next_unsolved": next_unsolved(found) if play.solved else None,
         "message": message or play.broken,
         "replay_url": replay_url(found.ref, play),
+        "max_link_moves": MAX_LINK_MOVES,
     }

@@ -25,8 +25,10 @@ RESTART = "!"
 ASSIST = "*"
 MARKS = (RESTART, ASSIST)
 
-#: The longest history kept for one game; beyond it a move is refused with a message.
-MAX_HISTORY = 100_000
+#: The longest history kept for one game; beyond it a move is refused with a message. A move's
+#: work grows with its game (the history is saved whole, and counted), so the cap bounds it:
+#: no level shipped here needs a tenth of it.
+MAX_HISTORY = 20_000
 
 
 class StateCache:
@@ -118,17 +120,25 @@ class Play:
     #: The game as the store held it when this one was loaded (None: nothing was stored);
     #: a save goes through only if that is still what is stored.
     version: Any = None
+    #: Changes made through this object, so ``moves`` is worked out once per change (a page
+    #: asks for it a dozen times, and on a long game each is a copy of the whole history).
+    _edits: int = 0
+    _moves: tuple[Any, list[str]] | None = None
 
     # -- derived ------------------------------------------------------------------------------
     @property
     def moves(self) -> list[str]:
-        """The moves since the last restart, up to the cursor: what the board shows."""
-        done = self._line()
-        if ASSIST in done:
-            done = [token for token in done if token != ASSIST]
-        if self._broken_at is not None:
-            return done[: self._broken_at]  # what the board shows of a broken game
-        return done
+        """The moves since the last restart, up to the cursor: what the board shows. A new
+        list each time (callers may change it), copied from one worked out once per change."""
+        key = (id(self.history), len(self.history), self.cursor, self._broken_at, self._edits)
+        if self._moves is None or self._moves[0] != key:
+            done = self._line()
+            if ASSIST in done:
+                done = [token for token in done if token != ASSIST]
+            if self._broken_at is not None:
+                done = done[: self._broken_at]  # what the board shows of a broken game
+            self._moves = (key, done)
+        return list(self._moves[1])
 
     def _line(self) -> list[str]:
         """The history since the last restart, up to the cursor, marks included."""
@@ -209,6 +219,7 @@ class Play:
         self.history.extend(tokens)
         self.cursor = len(self.history)
         self._state = state
+        self._edits += 1
 
     def play(self, tokens: list[str], *, assisted: bool = False) -> None:
         """Play moves in order; all or nothing (an illegal one leaves the game unchanged).
@@ -252,6 +263,10 @@ class Play:
         if not self.moves and not self.broken:
             return False
         self.broken, self._broken_at = "", None
+        if self.cursor >= MAX_HISTORY:
+            # No room to keep the old game undoable: a new one starts afresh.
+            del self.history[:]
+            self.cursor = 0
         self._push([RESTART], self.game.start(self.level))
         return True
 
