@@ -20,10 +20,14 @@ def quick_server(tmp_path_factory):
 
 
 def silent_clients(server: Server, count: int) -> list[socket.socket]:
-    """Connections that send one header line and then nothing."""
+    """Connections that send one header line and then nothing, from other addresses than the
+    tests' own (each may keep 4 threads waiting for its headers)."""
     held = []
-    for _ in range(count):
-        sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    for n in range(count):
+        source = (f"127.0.0.{2 + n // 4}", 0)
+        sock = socket.create_connection(
+            ("127.0.0.1", server.port), timeout=10, source_address=source
+        )
         sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         held.append(sock)
     return held
@@ -87,3 +91,26 @@ def test_one_client_holds_at_most_its_share_of_the_threads(capped_server):
     finally:
         for sock in held:
             sock.close()
+
+
+def test_slow_headers_from_several_addresses_cannot_hold_every_thread(tmp_path):
+    """Each client may keep only a few threads waiting for its headers: five addresses with
+    four silent connections each (more than the 16 threads) leave threads for everyone else."""
+    with serving(tmp_path, HEADER_SECONDS="30", HEADER_WAITS_PER_CLIENT="2") as server:
+        held = []
+        try:
+            for n in range(2, 7):
+                for _ in range(4):
+                    sock = socket.create_connection(
+                        ("127.0.0.1", server.port), timeout=10, source_address=(f"127.0.0.{n}", 0)
+                    )
+                    sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                    held.append(sock)
+            time.sleep(0.5)
+            started = time.monotonic()
+            with urllib.request.urlopen(server.url + "/", timeout=10) as answer:
+                assert answer.status == 200
+            assert time.monotonic() - started < 10  # served, not after the 30 s deadline
+        finally:
+            for sock in held:
+                sock.close()

@@ -28,6 +28,12 @@ HEADER_SECONDS = float(os.environ.get("PUZZLE_LAB_HEADER_SECONDS", "5"))
 #: to a host at most, and a solve's socket holds one more; behind a proxy every request comes
 #: from the proxy's address, so set it to 0 there and let the proxy cap its clients.
 THREADS_PER_CLIENT = int(os.environ.get("PUZZLE_LAB_THREADS_PER_CLIENT", "16"))
+#: Threads one client address may hold while they wait for its headers (0: no cap). A
+#: browser sends its headers at once, so more than a few waiting at a time is a client that
+#: holds threads on purpose: ten such addresses at 16 threads each held all 128 before.
+#: Off with THREADS_PER_CLIENT=0: behind a proxy, which sends whole requests, every
+#: connection comes from the proxy's address.
+HEADER_WAITS_PER_CLIENT = int(os.environ.get("PUZZLE_LAB_HEADER_WAITS_PER_CLIENT", "4"))
 
 
 class HeaderTimedSocket(socket.socket):
@@ -37,6 +43,8 @@ class HeaderTimedSocket(socket.socket):
     deadline: float | None = None
     #: True once the deadline passed: the connection is then closed at once.
     timed_out = False
+    #: The client whose headers this connection is counted as awaiting, if any.
+    awaited_for: str | None = None
 
     def recv(self, size: int, flags: int = 0) -> bytes:
         if self.deadline is None:
@@ -59,6 +67,7 @@ class Worker(ThreadWorker):
 
     def init_process(self) -> None:
         self.busy: dict[str, int] = {}
+        self.awaiting: dict[str, int] = {}  # threads waiting for a client's headers
         self.busy_lock = threading.Lock()
         super().init_process()
 
@@ -67,8 +76,11 @@ class Worker(ThreadWorker):
         client = address_key(address)  # an IPv6 client is its /56, as for the budgets
         with self.busy_lock:
             held = self.busy.get(client, 0)
+            awaiting = self.awaiting.get(client, 0)
             if THREADS_PER_CLIENT and held >= THREADS_PER_CLIENT:
                 refused = True
+            elif THREADS_PER_CLIENT and 0 < HEADER_WAITS_PER_CLIENT <= awaiting:
+                refused = True  # its other connections are still sending their headers
             else:
                 refused = False
                 self.busy[client] = held + 1
@@ -81,16 +93,12 @@ class Worker(ThreadWorker):
             conn.sock.timed_out, conn.sock.deadline = True, 0.0
             return False
         try:
-            return self._handle(conn)
+            return self._handle(conn, client)
         finally:
             with self.busy_lock:
-                left = self.busy[client] - 1
-                if left:
-                    self.busy[client] = left
-                else:
-                    del self.busy[client]
+                _count(self.busy, client, -1)
 
-    def _handle(self, conn):  # noqa: ANN001, ANN201
+    def _handle(self, conn, client: str):  # noqa: ANN001, ANN201
         if not conn.initialized and type(conn.sock) is socket.socket:
             plain = conn.sock
             conn.sock = HeaderTimedSocket(plain.family, plain.type, plain.proto, plain.detach())
@@ -98,19 +106,39 @@ class Worker(ThreadWorker):
         if timed:
             # The clock starts when a thread takes the connection up to read a request.
             conn.sock.deadline = time.monotonic() + HEADER_SECONDS
+            with self.busy_lock:
+                _count(self.awaiting, client, 1)
+            conn.sock.awaited_for = client
         try:
             return super().handle(conn)
         finally:
             if timed:
+                self._headers_in(conn.sock)
                 # A connection past its deadline keeps reading as closed: gunicorn's graceful
                 # close drains it on the main thread, and must not wait there for a silent
                 # client (it would stall every other connection meanwhile).
                 conn.sock.deadline = 0.0 if conn.sock.timed_out else None
 
+    def _headers_in(self, sock: HeaderTimedSocket) -> None:
+        """No longer count ``sock`` as awaiting its client's headers."""
+        if sock.awaited_for is not None:
+            with self.busy_lock:
+                _count(self.awaiting, sock.awaited_for, -1)
+            sock.awaited_for = None
+
     def handle_request(self, req, conn):  # noqa: ANN001, ANN201
         if isinstance(conn.sock, HeaderTimedSocket):
             conn.sock.deadline = None  # the headers are in
+            self._headers_in(conn.sock)
         return super().handle_request(req, conn)
+
+
+def _count(counts: dict[str, int], client: str, change: int) -> None:
+    left = counts.get(client, 0) + change
+    if left > 0:
+        counts[client] = left
+    else:
+        counts.pop(client, None)
 
 
 worker_class = "webapp.serving.Worker"
