@@ -3,7 +3,7 @@ of order, a solution played back like an analysis board."""
 
 from __future__ import annotations
 
-import time
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -30,28 +30,32 @@ def slow_network(page, latency_ms: int = LATENCY_MS) -> None:
     )
 
 
-def test_ten_keys_land_within_400_ms_of_the_last_over_100_ms_of_latency(page, live_server):
+#: Ten moves once around First steps 3's two boxes, back to the start: played in any other
+#: order most of them would push a box, walk into one, or end elsewhere.
+AROUND = "urrrddlllu"
+ARROWS = {"l": "ArrowLeft", "u": "ArrowUp", "r": "ArrowRight", "d": "ArrowDown"}
+
+
+def test_ten_keys_pressed_at_once_over_100_ms_of_latency_all_land_in_order(page, live_server):
+    # How soon they land is measured by bench/keys.py, not asserted here: a timing limit in
+    # the suite fails on a busy machine, and the order is what the page promises.
     page.goto(live_server.url + LEVEL)
     expect(page.locator("#count-moves")).to_have_text("0")
     slow_network(page)
-    # Warm the connections the burst will use (a first request opens one).
-    page.keyboard.press("ArrowDown")
-    expect(page.locator("#count-moves")).to_have_text("1", timeout=5_000)
+    page.keyboard.press("ArrowDown")  # the first action makes the player
+    expect(page.locator("#count-moves")).to_have_text("1")
     page.keyboard.press("ArrowUp")
-    expect(page.locator("#count-moves")).to_have_text("2", timeout=5_000)
-    for index in range(10):
-        page.keyboard.press("ArrowDown" if index % 2 == 0 else "ArrowUp")
-    pressed = time.monotonic()
-    # One key waiting for the last answer before the next is sent takes 10 round trips
-    # (over a second here); sent at once, the burst lands in about one or two.
-    expect(page.locator("#count-moves")).to_have_text("12", timeout=400)
-    landed = time.monotonic() - pressed
-    print(f"ten keys over {LATENCY_MS} ms of latency landed {landed * 1000:.0f} ms after the last")
-    # In order: the board is where an even number of down-up pairs leaves it, on reload too.
-    cell = page.locator("#play .board .player").get_attribute("data-cell")
-    page.reload()
+    expect(page.locator("#count-moves")).to_have_text("2")
+    start = page.locator("#play .board .player").get_attribute("data-cell")
+    for move in AROUND:
+        page.keyboard.press(ARROWS[move])
     expect(page.locator("#count-moves")).to_have_text("12")
-    assert page.locator("#play .board .player").get_attribute("data-cell") == cell
+    expect(page.locator("#count-pushes")).to_have_text("0")
+    expect(page.locator("#replay-link")).to_have_attribute("href", re.compile("moves=du" + AROUND))
+    assert page.locator("#play .board .player").get_attribute("data-cell") == start
+    page.reload()  # as stored
+    expect(page.locator("#count-moves")).to_have_text("12")
+    expect(page.locator("#replay-link")).to_have_attribute("href", re.compile("moves=du" + AROUND))
     page.keyboard.press("u")
     expect(page.locator("#count-moves")).to_have_text("11")
 
