@@ -4,14 +4,19 @@ processes and M solver workers, stopped together on Ctrl+C.
     python -m webapp.cluster [--web 2] [--workers 2] [--port 5000] [--folder instance/cluster]
 
 Redis and PostgreSQL keep their files in the folder (``redis/``, ``postgres/``) and listen on
-loopback only. PostgreSQL refuses to run as root: then its folder belongs to the ``postgres``
-user and its programs run as that user. docs/DEPLOY.md shows the same pieces on several hosts.
+loopback only, each behind a password generated into the folder (``redis.conf``,
+``postgres.password``, readable by their owner only). PostgreSQL refuses to run as root: then
+its folder belongs to the ``postgres`` user and its programs run as that user; when that user
+cannot reach the folder (a clone under ``/root``), PostgreSQL's files go to a folder of that
+user's home instead. Stopped by Ctrl+C or SIGTERM, also when started in the background.
+docs/DEPLOY.md shows the same pieces on several hosts.
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
+import hashlib
 import os
 import pwd
 import re
@@ -27,8 +32,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 REDIS_SERVER = "/usr/bin/redis-server"
-#: The role the web processes connect as (made by initdb, trusted on loopback).
+#: The role the web processes connect as (made by initdb); the only one that may connect.
 ROLE = "puzzlelab"
+#: Who may connect to the cluster's PostgreSQL: its role, with its password, nobody else.
+PG_HBA = f"""\
+# Written by webapp/cluster.py: only the cluster's role, with its password.
+local   all   {ROLE}   scram-sha-256
+host    all   {ROLE}   127.0.0.1/32   scram-sha-256
+"""
 
 
 def say(message: str) -> None:
@@ -52,16 +63,26 @@ def postgres_bin() -> Path:
 
 
 def run_postgres(
-    folder: Path, program: str, args: list[str], cwd: Path, user: str | None, timeout: float
+    folder: Path,
+    program: str,
+    args: list[str],
+    cwd: Path,
+    user: str | None,
+    timeout: float,
+    password: str | None = None,
 ) -> subprocess.CompletedProcess:
-    """Run one of PostgreSQL's programs as the server's user (it refuses to run as root)."""
+    """Run one of PostgreSQL's programs as the server's user (it refuses to run as root),
+    with the role's ``password`` for a client program."""
+    env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
+    if password is not None:
+        env["PGPASSWORD"] = password
     return subprocess.run(
         [str(folder / program), *args],
         cwd=cwd,
         user=user,
         group=user,
         extra_groups=[] if user else None,
-        env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"},
+        env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -92,20 +113,48 @@ class Cluster:
         if os.geteuid() == 0:
             pwd.getpwnam("postgres")  # KeyError: no user to run PostgreSQL as
             self.pg_user = "postgres"
-        self.pg_folder = self.folder / "postgres"
-        # Redis carries the workers' jobs (pickles): a password, kept in a file only this
-        # user reads, so no other user of the machine can queue work for them.
-        self.redis_password = self._redis_password()
+        self.pg_folder = self._postgres_folder()
+        # Redis carries the workers' jobs (pickles), PostgreSQL every player's games: each
+        # has a password, kept in a file only this user reads, so no other user of the
+        # machine can queue work for the workers or read and change the games.
+        self.redis_password = self._secret("redis.conf", "requirepass {}").split()[1]
         self.redis_url = f"redis://:{self.redis_password}@127.0.0.1:{args.redis_port}/0"
-        self.database_url = f"postgresql://{ROLE}@127.0.0.1:{args.pg_port}/{ROLE}"
+        self.pg_password = self._secret("postgres.password", "{}")
+        self.database_url = (
+            f"postgresql://{ROLE}:{self.pg_password}@127.0.0.1:{args.pg_port}/{ROLE}"
+        )
 
-    def _redis_password(self) -> str:
-        path = self.folder / "redis.conf"
+    def _secret(self, name: str, line: str) -> str:
+        """The content of a file of the folder made once with a new password, mode 0600."""
+        path = self.folder / name
         if not path.exists():
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as out:
-                out.write(f"requirepass {secrets.token_hex(24)}\n")
-        return path.read_text().split()[1]
+                out.write(line.format(secrets.token_hex(24)) + "\n")
+        return path.read_text().strip()
+
+    def _postgres_folder(self) -> Path:
+        """PostgreSQL's folder: ``postgres/`` in the cluster's folder, unless PostgreSQL runs
+        as its own user (as root) and that user cannot reach it (the folder is under one only
+        root may enter, like /root): then one in that user's home, named after the folder."""
+        inside = self.folder / "postgres"
+        if self.pg_user is None or self._reachable(self.folder):
+            return inside
+        home = Path(pwd.getpwnam(self.pg_user).pw_dir)
+        name = hashlib.sha256(str(self.folder).encode()).hexdigest()[:12]
+        outside = home / "puzzlelab-clusters" / name
+        say(
+            f"the {self.pg_user} user cannot reach {self.folder}: PostgreSQL's files go to "
+            f"{outside}"
+        )
+        return outside
+
+    def _reachable(self, folder: Path) -> bool:
+        """Whether PostgreSQL's user may enter ``folder`` (every folder on the way to it)."""
+        done = subprocess.run(
+            ["test", "-x", str(folder)], user=self.pg_user, group=self.pg_user, extra_groups=[]
+        )
+        return done.returncode == 0
 
     def log(self, name: str):
         return (self.folder / f"{name}.log").open("ab")
@@ -124,19 +173,38 @@ class Cluster:
         self.processes.append((name, process))
 
     def _pg(self, program: str, *args: str) -> None:
-        done = run_postgres(self.pg_bin, program, list(args), self.pg_folder, self.pg_user, 120)
+        done = run_postgres(
+            self.pg_bin, program, list(args), self.pg_folder, self.pg_user, 120, self.pg_password
+        )
         if done.returncode != 0:
             raise RuntimeError(f"{program} failed: {done.stdout}{done.stderr}")
+
+    def _as_pg_user(self, path: Path) -> None:
+        if self.pg_user:
+            shutil.chown(path, self.pg_user, self.pg_user)
 
     def start_postgres(self) -> None:
         data = self.pg_folder / "data"
         if not data.exists():
-            self.pg_folder.mkdir(exist_ok=True)
-            if self.pg_user:
-                shutil.chown(self.pg_folder, self.pg_user, self.pg_user)
+            for folder in reversed([self.pg_folder, *self.pg_folder.parents]):
+                if not folder.exists():
+                    folder.mkdir(mode=0o700)
+                    self._as_pg_user(folder)
             say(f"creating the PostgreSQL data folder {data}")
-            self._pg("initdb", "-D", str(data), "-U", ROLE, "--auth=trust", "-E", "UTF8",
-                     "--locale=C")  # fmt: skip
+            # initdb reads the password from a file its user can read: a copy, removed after.
+            given = self.pg_folder / "password"
+            fd = os.open(given, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as out:
+                out.write(self.pg_password + "\n")
+            self._as_pg_user(given)
+            try:
+                self._pg("initdb", "-D", str(data), "-U", ROLE, f"--pwfile={given}",
+                         "--auth=scram-sha-256", "-E", "UTF8", "--locale=C")  # fmt: skip
+            finally:
+                given.unlink()
+            (data / "pg_hba.conf").write_text(PG_HBA)
+        rules = (data / "pg_hba.conf").read_text().splitlines()
+        trusted = any(rule.split()[-1:] == ["trust"] for rule in rules if rule[:1] != "#")
         options = (
             f"-p {self.args.pg_port} -c listen_addresses=127.0.0.1 -k {self.pg_folder} "
             "-c max_connections=200"
@@ -144,11 +212,26 @@ class Cluster:
         self._pg("pg_ctl", "start", "-w", "-t", "60", "-D", str(data),
                  "-l", str(self.pg_folder / "server.log"), "-o", options)  # fmt: skip
         self.postgres_started = True
+        if trusted:
+            self._stop_trusting(data)
         try:
             self._pg("createdb", "-h", "127.0.0.1", "-p", str(self.args.pg_port), "-U", ROLE, ROLE)
         except RuntimeError as error:
             if "already exists" not in str(error):
                 raise
+
+    def _stop_trusting(self, data: Path) -> None:
+        """A data folder made when the cluster trusted every local connection: give the role
+        its password (while that trust still lets this in), then let only the role in, with
+        it."""
+        say("PostgreSQL trusted every local connection: the role gets a password instead")
+        import psycopg
+
+        address = f"postgresql://{ROLE}@127.0.0.1:{self.args.pg_port}/postgres"
+        with psycopg.connect(address, autocommit=True) as connection:
+            connection.execute(f"ALTER ROLE {ROLE} PASSWORD '{self.pg_password}'")  # hex
+        (data / "pg_hba.conf").write_text(PG_HBA)
+        self._pg("pg_ctl", "reload", "-D", str(data))
 
     def stop_postgres(self) -> None:
         if getattr(self, "postgres_started", False):
@@ -166,7 +249,10 @@ class Cluster:
         wait_port(args.redis_port, 10, "Redis")
         say(f"Redis on 127.0.0.1:{args.redis_port} (its password in {self.folder / 'redis.conf'})")
         self.start_postgres()
-        say(f"PostgreSQL on {self.database_url}")
+        say(
+            f"PostgreSQL on postgresql://{ROLE}@127.0.0.1:{args.pg_port}/{ROLE} (its password "
+            f"in {self.folder / 'postgres.password'})"
+        )
         env = {
             **os.environ,
             "PUZZLE_LAB_REDIS_URL": self.redis_url,
@@ -261,6 +347,9 @@ def main() -> None:
             stopping = True
             raise KeyboardInterrupt
 
+    # Both set here, not left to Python: a background job of a shell without job control
+    # starts with SIGINT ignored, and Python then keeps ignoring it.
+    signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     try:
         cluster.start()
