@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import io
+import multiprocessing
 import os
 import re
 import socket
@@ -27,9 +28,17 @@ import time
 import urllib.parse
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAYER, SOLVERS, HINTERS, SLOW, UPLOADERS, PASTERS = (f"127.0.0.{n}" for n in range(1, 7))
+#: Eleven addresses holding solver sockets, three asking for costly pages, three playing long
+#: games, one starting new games on fresh sliding positions, ten sending slow headers.
+SOCKETEERS = [f"127.0.1.{n}" for n in range(1, 12)]
+GETTERS = [f"127.0.2.{n}" for n in range(1, 4)]
+LONG_PLAYERS = [f"127.0.3.{n}" for n in range(1, 4)]
+STARTERS = "127.0.4.1"
+SLOW_ADDRESSES = [f"127.0.5.{n}" for n in range(1, 11)]
 LEVEL = "/sokoban/first-steps/3"
 MOVES = "du"
 
@@ -76,6 +85,7 @@ class Browser:
         return 0, b""
 
     def open(self, path: str) -> int:
+        """Read a page as a browser does, keeping its token for the next actions."""
         status, data = self.request("GET", path)
         found = re.search(rb'name="csrf-token" content="([^"]*)"', data)
         self.token = found.group(1).decode() if found else ""
@@ -115,13 +125,15 @@ def flood_hints(port: int, until: float, tally: Counter) -> None:
 
 
 def flood_slow(port: int, until: float, tally: Counter) -> None:
-    """Connections that send one header line and then nothing, 130 at a time."""
+    """Connections that send one header line and then nothing, 130 at a time, from ten
+    addresses."""
     held: list[socket.socket] = []
     while time.monotonic() < until:
         while len(held) < 130:
             try:
+                source = SLOW_ADDRESSES[len(held) % len(SLOW_ADDRESSES)]
                 sock = socket.create_connection(
-                    ("127.0.0.1", port), timeout=5, source_address=(SLOW, 0)
+                    ("127.0.0.1", port), timeout=5, source_address=(source, 0)
                 )
                 sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             except OSError:
@@ -146,6 +158,138 @@ def flood_slow(port: int, until: float, tally: Counter) -> None:
         held = still
     for sock in held:
         sock.close()
+
+
+class _BoundSockets:
+    """The socket module as simple_websocket sees it, with each new socket bound to the
+    source address of the thread that makes it (its client has no source option)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(socket, name)
+
+    def socket(self, *args: Any) -> socket.socket:
+        made = socket.socket(*args)
+        source = getattr(threading.current_thread(), "source", "")
+        if source:
+            made.bind((source, 0))
+        return made
+
+
+def flood_sockets(port: int, until: float, tally: Counter) -> None:
+    """Eleven addresses, each solving a small level and holding twelve sockets to it (the
+    per-client cap), opened again as the server closes them: an attack on the server's
+    threads (the solver's slots are flood_solves' target)."""
+    import simple_websocket.ws
+    from simple_websocket import Client, ConnectionClosed
+    from simple_websocket import ConnectionError as WebSocketError
+
+    simple_websocket.ws.socket = _BoundSockets()  # type: ignore[assignment]
+
+    class BrowserSocket(Client):
+        def handshake(self) -> None:
+            self.host = f"{self.host}:{self.port}"  # a browser names the port
+            super().handshake()
+
+    def one(source: str) -> None:
+        threading.current_thread().source = source  # type: ignore[attr-defined]
+        browser = Browser(port, source)
+        level = "/sokoban/first-steps/3"
+        browser.open(level)
+        _, panel = browser.post(level + "/solve", algorithm="bfs")
+        found = re.search(rb'ws-connect="([^"]+)"', panel)
+        if not found:
+            tally["sockets: no solve to watch"] += 1
+            return
+        url = f"ws://127.0.0.1:{port}{found.group(1).decode()}"
+        headers = {"Cookie": browser.cookie, "Origin": f"http://127.0.0.1:{port}"}
+        held: list[Any] = []
+        while time.monotonic() < until:
+            while len(held) < 12 and time.monotonic() < until:
+                try:
+                    held.append(BrowserSocket.connect(url, headers=headers))
+                    tally["sockets: opened"] += 1
+                except (OSError, ConnectionClosed, WebSocketError) as error:
+                    tally[f"sockets: refused ({error})"] += 1
+                    break
+            time.sleep(0.5)
+            for ws in [ws for ws in held if not ws.connected]:
+                tally[f"sockets: closed by the server ({ws.close_reason})"] += 1
+                held.remove(ws)
+        for ws in held:
+            try:
+                ws.close()
+            except ConnectionClosed:
+                pass
+
+    run_all(one, SOCKETEERS)
+
+
+def flood_gets(port: int, until: float, tally: Counter) -> None:
+    """Three addresses asking for a 4 KB replay link as fast as answers come."""
+    path = LEVEL + "?moves=" + "du" * 2000
+
+    def one(source: str) -> None:
+        browser = Browser(port, source)
+        while time.monotonic() < until:
+            status, _ = browser.request("GET", path)
+            tally[f"costly pages: {status}"] += 1
+
+    run_all(one, GETTERS)
+
+
+def flood_long_games(port: int, until: float, tally: Counter) -> None:
+    """Three addresses growing a game to its cap, then undoing and redoing at its end."""
+
+    def one(source: str) -> None:
+        browser = Browser(port, source)
+        browser.open(LEVEL)
+        while time.monotonic() < until:
+            status, _ = browser.post(LEVEL + "/play", action="move", moves="du" * 500)
+            tally[f"long games, 1,000 moves: {status}"] += 1
+            if status != 200:
+                break
+        while time.monotonic() < until:
+            for action in ("undo", "redo"):
+                status, _ = browser.post(LEVEL + "/play", action=action)
+                tally[f"long games, undo/redo: {status}"] += 1
+
+    run_all(one, LONG_PLAYERS)
+
+
+def flood_new_games(port: int, until: float, tally: Counter) -> None:
+    """One address starting a new game on a fresh sliding position at every request."""
+    import random
+
+    browser = Browser(port, STARTERS)
+    shuffle = random.Random(7)
+    while time.monotonic() < until:
+        tiles = list("12345678") + ["0"]
+        shuffle.shuffle(tiles)
+        path = "/sliding/p/3x3-" + "".join(tiles)
+        if browser.open(path) != 200:
+            tally["new games: page refused"] += 1
+            continue
+        status, _ = browser.post(path + "/play", action="click", cell="0,0")
+        tally[f"new games: {status}"] += 1
+
+
+def run_all(one: Any, sources: list[str]) -> None:
+    workers = [threading.Thread(target=one, args=(source,), daemon=True) for source in sources]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+
+
+def rss_mb(server: subprocess.Popen) -> float:
+    """The resident memory of the server's worker process (the master's child)."""
+    try:
+        children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+        status = Path(f"/proc/{children[0]}/status").read_text()
+    except (OSError, IndexError):
+        return float("nan")
+    kilobytes = int(re.search(r"VmRSS:\s+(\d+)", status).group(1))
+    return kilobytes / 1024
 
 
 def picture(side: int) -> bytes:
@@ -198,6 +342,7 @@ def player(port: int, until: float, solve_at: float, report: dict) -> None:
     browser = Browser(port, PLAYER)
     browser.open(LEVEL)
     latencies: list[float] = []
+    pages: list[float] = []
     index = 0
     solve_started: float | None = None
     solve_waited: float | None = None
@@ -207,6 +352,11 @@ def player(port: int, until: float, solve_at: float, report: dict) -> None:
         latencies.append((time.perf_counter() - start) * 1000)
         report["move errors"] = report.get("move errors", 0) + (status != 200)
         index += 1
+        if index % 5 == 0:  # a page load every half second
+            start = time.perf_counter()
+            status, _ = browser.request("GET", "/sokoban/microban/" + str(index % 155 + 1))
+            pages.append((time.perf_counter() - start) * 1000)
+            report["page errors"] = report.get("page errors", 0) + (status != 200)
         now = time.monotonic()
         if solve_started is None and now >= solve_at:
             solve_started = now
@@ -218,6 +368,7 @@ def player(port: int, until: float, solve_at: float, report: dict) -> None:
                 solve_waited = time.monotonic() - solve_started
         time.sleep(0.1)
     report["latencies"] = latencies
+    report["pages"] = pages
     report["solve waited"] = solve_waited
 
 
@@ -243,6 +394,34 @@ def serve(folder: str, port: int) -> subprocess.Popen:
     raise SystemExit("the server did not start")
 
 
+FLOODS = [
+    "flood_solves",
+    "flood_hints",
+    "flood_slow",
+    "flood_uploads",
+    "flood_pastes",
+    "flood_sockets",
+    "flood_gets",
+    "flood_long_games",
+    "flood_new_games",
+]
+
+
+def run_floods(port: int, until: float, results: Any) -> None:
+    """Every flood at once, in this process at a lower priority; the tally to ``results``."""
+    os.nice(10)
+    tally: Counter = Counter()
+    threads = [
+        threading.Thread(target=globals()[name], args=(port, until, tally), daemon=True)
+        for name in FLOODS
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(max(1.0, until - time.monotonic() + 60))
+    results.put(dict(tally))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=30.0, help="how long the floods last")
@@ -253,24 +432,28 @@ def main() -> None:
         try:
             tally: Counter = Counter()
             report: dict = {}
+            time.sleep(2)  # the worker's imports settle before its memory is read
+            report["rss before"] = rss_mb(server)
             start = time.monotonic()
             until = start + args.seconds
-            floods = [flood_solves, flood_hints, flood_slow, flood_uploads, flood_pastes]
-            threads = [
-                threading.Thread(target=flood, args=(port, until, tally), daemon=True)
-                for flood in floods
-            ]
-            threads.append(threading.Thread(target=player, args=(port, until, start + 5, report)))
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join(args.seconds + 60)
+            # The floods run in a process of their own at a lower priority: on this 2-core
+            # machine their clients would otherwise take the cores from the server they
+            # attack, which an attacker elsewhere does not.
+            context = multiprocessing.get_context("fork")
+            results = context.Queue()
+            floods = context.Process(target=run_floods, args=(port, until, results))
+            floods.start()
+            player_thread = threading.Thread(target=player, args=(port, until, start + 5, report))
+            player_thread.start()
+            player_thread.join(args.seconds + 60)
+            tally.update(results.get(timeout=120))
+            floods.join(30)
+            report["rss after"] = rss_mb(server)
         finally:
             os.killpg(server.pid, 15)
             server.wait(10)
     latencies = report.get("latencies") or [float("nan")]
-    ordered = sorted(latencies)
-    p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+    pages = report.get("pages") or [float("nan")]
     print(f"Floods for {args.seconds:g} s from other loopback addresses than the player.\n")
     print("| flood: answer | count |\n|---|---|")
     for key in sorted(tally):
@@ -280,10 +463,20 @@ def main() -> None:
     print(f"| moves made | {len(latencies)} |")
     print(f"| move errors | {report.get('move errors', 0)} |")
     print(f"| move p50 (ms) | {statistics.median(latencies):.1f} |")
-    print(f"| move p99 (ms) | {p99:.1f} |")
+    print(f"| move p99 (ms) | {p99(latencies):.1f} |")
+    print(f"| pages loaded, errors | {len(pages)}, {report.get('page errors', 0)} |")
+    print(f"| page load p50 (ms) | {statistics.median(pages):.1f} |")
+    print(f"| page load p99 (ms) | {p99(pages):.1f} |")
     print(
         f"| solve waited to start (s) | {'never started' if waited is None else f'{waited:.2f}'} |"
     )
+    before, after = report["rss before"], report["rss after"]
+    print(f"| web process RSS before, after (MB) | {before:.0f}, {after:.0f} |")
+
+
+def p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
 
 
 if __name__ == "__main__":

@@ -151,6 +151,11 @@ class Server:
         env = {**os.environ, "PUZZLE_LAB_INSTANCE": str(self.instance)}
         # No minute-long table builds behind every test server.
         env["PUZZLE_LAB_PREBUILD_TABLES"] = "false"
+        # Every test player is this machine, at machine speed, from one address: the cost
+        # budgets and load shedding that keep a public site fair would refuse them. Tests of
+        # those set them (tests/test_budgets.py).
+        env["PUZZLE_LAB_BUDGET_CPU_MS"] = "10000000 per minute"
+        env["PUZZLE_LAB_LOAD_SHEDDING"] = "false"
         env.update({f"PUZZLE_LAB_{name}": value for name, value in self.settings.items()})
         self.process = subprocess.Popen(
             [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 
 import pytest
 
@@ -324,3 +325,43 @@ def test_pictures_are_priced_per_client_by_the_bytes_kept(tmp_path):
             from webapp.solvers import get_runner
 
             get_runner().shutdown()
+
+
+def test_when_the_server_is_busy_heavy_clients_wait_and_light_ones_go_through(
+    tmp_path, monkeypatch
+):
+    """Many addresses together can keep the one server process busy: then a client that
+    used a lot of it lately is refused at once (plain text, cheap to send), and a player who
+    asked little is served, even from the same address."""
+    from webapp.budgets import Load
+
+    app = app_with(tmp_path, LOAD_SHEDDING=True, LOAD_LIGHT_MS=20)
+    light = app.test_client()
+    light.environ_base["REMOTE_ADDR"] = "203.0.113.7"  # the same address: another player
+    token = csrf_of(light.get("/sokoban/microban/1").text)
+    assert move(light, token).status_code == 200
+    monkeypatch.setattr(Load, "busy", lambda self, now: True)
+    heavy = app.test_client()
+    heavy.environ_base["REMOTE_ADDR"] = "203.0.113.7"
+    answers = [heavy.get("/sokoban/first-steps/3?moves=" + "du" * 2000) for _ in range(40)]
+    refused = [answer for answer in answers if answer.status_code == 429]
+    assert refused
+    assert refused[0].mimetype == "text/plain" and refused[0].headers["Retry-After"] == "5"
+    assert "asked a lot of it in the last seconds" in refused[0].text
+    assert move(light, token, moves="l").status_code == 200  # a player: counted as such
+    monkeypatch.setattr(Load, "busy", lambda self, now: False)
+    assert heavy.get("/sokoban/microban/1").status_code == 200  # not busy: served
+
+
+def test_the_load_is_measured_from_the_process_and_decays():
+    from webapp.budgets import Load
+
+    load = Load(busy_share=0.5, light_ms=100, half_life=1.0)
+    load.spent("a", 400)
+    now = time.monotonic()
+    assert 390 < load.used("a", now) <= 400 and load.used("b", now) == 0
+    assert 95 < load.used("a", now + 2) < 105  # two half-lives later
+    load._sampled = (now - 1.0, time.process_time() - 0.9)  # 0.9 s of CPU in the last 1 s
+    assert load.busy(now) and not load.admit("a") and load.admit("b")
+    load._sampled = (now - 1.0, time.process_time())  # idle
+    assert not load.busy(now)

@@ -134,3 +134,36 @@ def test_the_queues_last_places_are_kept_for_clients_with_nothing_waiting():
         for job in list(runner.jobs.values()):
             job.stop()
         runner.shutdown()
+
+
+def test_a_slow_process_start_holds_up_no_page_that_looks_up_a_solve(runner, monkeypatch):
+    """Starting a solver through the fork server can take seconds on a busy machine; the
+    runner's lock is not held meanwhile, so pages looking up solves are answered."""
+    import threading
+
+    release, entered = threading.Event(), threading.Event()
+    launch = Runner._launch
+
+    def slow_launch(self, job):
+        entered.set()
+        release.wait(20)
+        return launch(self, job)
+
+    monkeypatch.setattr(Runner, "_launch", slow_launch)
+    submitted = []
+    submit = threading.Thread(
+        target=lambda: submitted.append(runner.submit(request(SMALL, "small", "a")))
+    )
+    submit.start()
+    assert entered.wait(10)
+    looked_up = []
+    lookup = threading.Thread(target=lambda: looked_up.append(runner.latest("a", "small")))
+    lookup.start()
+    lookup.join(5)
+    answered = not lookup.is_alive()
+    release.set()
+    lookup.join(5)
+    submit.join(20)
+    assert answered and looked_up == submitted
+    job = submitted[0]
+    assert wait_for(job, lambda j: j.done, 20) and job.result.status == "solved"

@@ -15,11 +15,12 @@ web process shares the same counts.
 from __future__ import annotations
 
 import ipaddress
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Flask, current_app, g, request
+from flask import Flask, Response, current_app, g, request, session
 from flask_limiter import Limiter
 from limits import parse
 from limits.strategies import FixedWindowRateLimiter
@@ -34,6 +35,8 @@ LIMITS = {
         "You have started many solves lately; wait a minute before the next one.",
     ),
     "live.hint": ("30 per minute", "You have asked for many hints lately; wait a minute."),
+    # A page opens one socket a solve, and again after a drop; each open renders the panel.
+    "live.solve_socket": ("60 per minute", "Too many solver streams opened lately."),
     "web.paste": ("60 per hour", "You have shared many levels this hour; please wait a while."),
     "web.upload_picture": (
         "20 per hour",
@@ -106,14 +109,17 @@ class Allowance:
             )
         return counter, budget
 
-    def check(self) -> None:
-        """Refuse the request (429, the message) when this client's allowance is spent."""
+    def left(self) -> bool:
+        """Whether this client's allowance is not yet spent."""
         counted = self._counted()
         try:
-            spent = counted is not None and not counted[0].test(counted[1], self.name, client_key())
+            return counted is None or counted[0].test(counted[1], self.name, client_key())
         except Exception:  # noqa: BLE001 - the counts' store is down: play goes on
-            spent = False
-        if spent:
+            return True
+
+    def check(self) -> None:
+        """Refuse the request (429, the message) when this client's allowance is spent."""
+        if not self.left():
             raise BadRequest(self.message, 429)
 
     def charge(self, cost: int) -> bool:
@@ -128,11 +134,12 @@ class Allowance:
 
 
 #: The server's time one client's requests may take, every request counted, pages included
-#: (a replay link on a large board costs tens of milliseconds; a move, a few).
+#: (a replay link on a large board costs tens of milliseconds; a move, a few). Generous, as a
+#: class may share one address: fairness under load is ``Load``'s work.
 CPU = Allowance(
     "cpu",
     "BUDGET_CPU_MS",
-    "20000 per minute",
+    "40000 per minute",
     "Your network has asked a lot of the server this minute; please wait a few seconds.",
 )
 #: Bytes of shared levels one client may add a day, as stored (a format that stores more
@@ -161,21 +168,91 @@ NEW_GAMES = Allowance(
 )
 
 
-def _start_clock() -> None:
+class Load:
+    """How busy this process is, and what each client's requests cost it lately.
+
+    Per-client budgets bound one address; many addresses together can still keep the one
+    server process busy, and a move then waits behind their requests. So while the process
+    uses more than ``busy_share`` of a core, a request from a client that used more than
+    ``light_ms`` of its time over the last seconds is refused at once (a fraction of a
+    millisecond), and light clients (a player making moves, reading a page) go straight
+    through. A client's use decays by half every ``half_life`` seconds."""
+
+    def __init__(self, busy_share: float = 0.6, light_ms: float = 150.0, half_life: float = 5.0):
+        self.busy_share = busy_share
+        self.light_ms = light_ms
+        self.half_life = half_life
+        self._used: dict[str, tuple[float, float]] = {}  # client -> (ms, when)
+        self._sampled = (time.monotonic(), time.process_time())
+        self._busy = False
+        self._lock = threading.Lock()
+
+    def used(self, client: str, now: float) -> float:
+        ms, when = self._used.get(client, (0.0, now))
+        return ms * 0.5 ** ((now - when) / self.half_life)
+
+    def busy(self, now: float) -> bool:
+        """Whether the process used more than its share of a core since the last look (at
+        most every quarter second)."""
+        wall, cpu = self._sampled
+        if now - wall >= 0.25:
+            spent = time.process_time()
+            self._busy = (spent - cpu) / (now - wall) > self.busy_share
+            self._sampled = (now, spent)
+        return self._busy
+
+    def admit(self, client: str) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            return not (self.busy(now) and self.used(client, now) > self.light_ms)
+
+    def spent(self, client: str, ms: float) -> None:
+        now = time.monotonic()
+        with self._lock:
+            self._used[client] = (self.used(client, now) + ms, now)
+            if len(self._used) > 100_000:  # forget the lightest half
+                kept = sorted(self._used.items(), key=lambda item: item[1][0])[50_000:]
+                self._used = dict(kept)
+
+
+BUSY_MESSAGE = (
+    "The server is busy, and your network has asked a lot of it in the last seconds; "
+    "please wait a few seconds."
+)
+
+
+def _start_clock() -> Response | None:
+    if request.endpoint == "static" or not limiter().enabled:
+        return None  # files are cheap and cached
+    # Load is shared fairly between players (many may share an address), and between
+    # addresses for requests that carry no player.
+    client = session.get("player") or client_key()
+    load: Load | None = current_app.extensions.get("puzzlelab.load")
+    if load is not None and not load.admit(client):
+        return _refusal(BUSY_MESSAGE)
+    if not CPU.left():
+        return _refusal(CPU.message)
     g.cpu_started = time.thread_time()
-    if request.endpoint != "static" and not _is_socket():
-        CPU.check()
+    g.load_client = client
+    return None
+
+
+def _refusal(message: str) -> Response:
+    """A 429 that costs next to nothing to make: the plain message (no page is rendered, as
+    a flood is refused many times a second), and when to come back."""
+    return Response(message, 429, mimetype="text/plain", headers={"Retry-After": "5"})
 
 
 def _charge_clock(_error: BaseException | None) -> None:
     started = g.pop("cpu_started", None)
-    if started is None or request.endpoint == "static" or _is_socket():
-        return  # files are cheap and cached; a socket has caps of its own (webapp/live.py)
-    CPU.charge(round((time.thread_time() - started) * 1000))
-
-
-def _is_socket() -> bool:
-    return request.headers.get("Upgrade", "").lower() == "websocket"
+    client = g.pop("load_client", None)
+    if started is None or client is None:
+        return
+    spent = (time.thread_time() - started) * 1000
+    load: Load | None = current_app.extensions.get("puzzlelab.load")
+    if load is not None:
+        load.spent(client, spent)
+    CPU.charge(round(spent))
 
 
 def limiter() -> Limiter:
@@ -215,6 +292,13 @@ def init_app(app: Flask) -> None:
         in_memory_fallback_enabled=True,
     )
     app.extensions["puzzlelab.limiter"] = limits
+    # Shedding load by recent use (LOAD_SHEDDING, on by default; off in the Flask test
+    # client's apps, whose every player is the test process at machine speed).
+    if app.config.get("LOAD_SHEDDING", not app.testing) not in (False, "false", "0", 0):
+        app.extensions["puzzlelab.load"] = Load(
+            float(app.config.get("LOAD_BUSY_SHARE", 0.6)),
+            float(app.config.get("LOAD_LIGHT_MS", 150)),
+        )
     app.before_request(_start_clock)
     app.teardown_request(_charge_clock)
     for endpoint, (limit, message) in LIMITS.items():

@@ -12,6 +12,7 @@ import dataclasses
 import itertools
 import multiprocessing
 import os
+import queue
 import resource
 import secrets
 import threading
@@ -94,6 +95,8 @@ class Job:
     overdue: bool = False
     _cancel: Any = None
     _process: Any = None
+    #: Set once the launcher has started the job's process (or failed to).
+    _launched: Any = None
     _changed: threading.Condition = field(default_factory=threading.Condition)
     version: int = 0
     #: Where a page's playback of the solution stands (webapp.playback), kept for reconnects.
@@ -299,6 +302,8 @@ class Runner:
         self.context.set_forkserver_preload(PRELOAD)
         self._reaper = threading.Thread(target=self._reap_forever, daemon=True)
         self._reaper.start()
+        self._launches: queue.SimpleQueue[Job] = queue.SimpleQueue()
+        threading.Thread(target=self._launch_forever, name="launcher", daemon=True).start()
 
     # -- starting -----------------------------------------------------------------------------
     def submit(self, request: Request, page: bool = False) -> Job:
@@ -380,15 +385,34 @@ class Runner:
                             waiting = {queued.request.queue_key for queued in self.queue}
                             for key in [k for k in self._served if k not in waiting]:
                                 del self._served[key]
-                        self._launch(job)
+                        self._begin(job)
                         started = True
                         break
             for job in self.queue:
                 job.bump()  # queue positions moved
 
+    def _begin(self, job: Job) -> None:
+        """Count the job as running and hand it to the launcher: starting a process through
+        the fork server can take seconds on a busy machine, and under the runner's lock it
+        held up every page that looked up a solve (2.7 s in bench/abuse.py)."""
+        job._cancel = self.context.Event()
+        job._launched = threading.Event()
+        job.started = job.last_heard = time.monotonic()
+        job.state = "running"
+        self._launches.put(job)
+
+    def _launch_forever(self) -> None:
+        while True:
+            job = self._launches.get()
+            try:
+                self._launch(job)
+            except Exception as exc:  # noqa: BLE001 - no process: the solve ends, saying so
+                self._finish(job, Result(status="error", error=f"no solver could start: {exc}"))
+            finally:
+                job._launched.set()
+
     def _launch(self, job: Job) -> None:
         receive, send = self.context.Pipe(duplex=False)
-        job._cancel = self.context.Event()
         process = self.context.Process(
             target=_child,
             args=(job.request, send, job._cancel),
@@ -401,8 +425,6 @@ class Runner:
         job.request = dataclasses.replace(job.request, level_text="")
         job._process = process
         job.pid = process.pid
-        job.started = job.last_heard = time.monotonic()
-        job.state = "running"
         job.bump()
         threading.Thread(target=self._follow, args=(job, receive), daemon=True).start()
 
@@ -524,7 +546,11 @@ class Runner:
         threading.Thread(target=self._escalate, args=(job,), daemon=True).start()
 
     def _escalate(self, job: Job) -> None:
+        if job._launched is not None:
+            job._launched.wait(60)
         process = job._process
+        if process is None:
+            return  # it never started
         process.join(STOP_GRACE)
         if process.is_alive():
             process.terminate()
