@@ -852,6 +852,101 @@ def _store(
     return child
 
 
+@njit(cache=True, inline="always")
+def _child(
+    state,
+    box,
+    target,
+    walker,
+    record,
+    steps,
+    occupied,
+    neighbours,
+    mark,
+    stamp,
+    stack,
+    query,
+    parent_hash,
+    box_keys,
+    player_keys,
+    words,
+    player,
+    parent,
+    push,
+    depth,
+    hashes,
+    table,
+    counters,
+):  # pragma: no cover - compiled
+    """The child of ``state`` where a box has gone from ``box`` to ``target`` and the player
+    stands in ``walker``'s region, kept (``_store``) with ``record`` at depth ``steps``: its
+    state (-1 when the table has it already, ``occupied`` then as it was), the player's
+    lowest square and its hash; ``occupied`` and ``query`` show it (the caller puts the box
+    back). With ``_ends`` and ``_stuck``, the one child loop of ``search`` and
+    plan.plan_search."""
+    occupied[box] = 0
+    occupied[target] = 1
+    low = _reach(walker, occupied, neighbours, mark, stamp, stack)
+    for word in range(words.shape[1]):
+        query[word] = words[state, word]
+    query[box >> 6] ^= np.uint64(1) << np.uint64(box & 63)
+    query[target >> 6] ^= np.uint64(1) << np.uint64(target & 63)
+    key_hash = parent_hash ^ box_keys[box] ^ box_keys[target] ^ player_keys[low]
+    child = _store(
+        words, player, parent, push, depth, hashes, table, counters, query, key_hash, low,
+        state, record, steps,
+    )  # fmt: skip
+    if child < 0:
+        occupied[box] = 1
+        occupied[target] = 0
+    return child, low, key_hash
+
+
+@njit(cache=True, inline="always")
+def _ends(
+    child,
+    box,
+    target,
+    low,
+    key_hash,
+    query,
+    on_goal,
+    count,
+    goal,
+    counters,
+    other_words,
+    other_player,
+    other_hashes,
+    other_table,
+    reverse,
+    target_words,
+    target_player,
+    target_hash,
+):  # pragma: no cover - compiled
+    """True when ``child`` (from ``_child``) ends the search, with counters[GOAL] (and
+    counters[MEET]) set: it is the goal (forwards every box on a goal, ``on_goal`` of the
+    parent's ``count`` boxes; backwards the start, ``target_*``), or the other direction's
+    table (``other_*``) has it."""
+    if reverse:
+        if key_hash == target_hash and low == target_player:
+            same = True
+            for word in range(query.shape[0]):
+                if query[word] != target_words[word]:
+                    same = False
+            if same:
+                counters[GOAL] = child
+                return True
+    elif on_goal - goal[box] + goal[target] == count:
+        counters[GOAL] = child
+        return True
+    met = _find(other_words, other_player, other_hashes, other_table, key_hash, query, low)
+    if met >= 0:
+        counters[GOAL] = child
+        counters[MEET] = met
+        return True
+    return False
+
+
 @njit(cache=True)
 def expansion_arrays(live, boxes, width):  # pragma: no cover - compiled
     """The arrays a search (``search``, plan.plan_search) expands its positions in, for a
@@ -1000,8 +1095,6 @@ def search(
             direction = moves[index] & 3
             box = cells[row]
             target = neighbours[box, direction]
-            occupied[box] = 0
-            occupied[target] = 1
             stamp += 1
             if reverse:
                 walker = neighbours[target, direction]
@@ -1009,36 +1102,18 @@ def search(
             else:
                 walker = box
                 record = box * 4 + direction
-            low = _reach(walker, occupied, neighbours, mark, stamp, stack)
-            for word in range(width):
-                query[word] = words[state, word]
-            query[box >> 6] ^= np.uint64(1) << np.uint64(box & 63)
-            query[target >> 6] ^= np.uint64(1) << np.uint64(target & 63)
-            key_hash = parent_hash ^ box_keys[box] ^ box_keys[target] ^ player_keys[low]
-            child = _store(
-                words, player, parent, push, depth, hashes, table, counters, query, key_hash,
-                low, state, record, g + 1,
+            child, low, key_hash = _child(
+                state, box, target, walker, record, g + 1, occupied, neighbours, mark, stamp,
+                stack, query, parent_hash, box_keys, player_keys, words, player, parent, push,
+                depth, hashes, table, counters,
             )  # fmt: skip
             if child < 0:
-                occupied[box] = 1
-                occupied[target] = 0
                 continue
-            if reverse:
-                if key_hash == target_hash and low == target_player:
-                    same = True
-                    for word in range(width):
-                        if query[word] != target_words[word]:
-                            same = False
-                    if same:
-                        counters[GOAL] = child
-                        return FOUND
-            elif on_goal - goal[box] + goal[target] == count:
-                counters[GOAL] = child
-                return FOUND
-            met = _find(other_words, other_player, other_hashes, other_table, key_hash, query, low)
-            if met >= 0:
-                counters[GOAL] = child
-                counters[MEET] = met
+            if _ends(
+                child, box, target, low, key_hash, query, on_goal, count, goal, counters,
+                other_words, other_player, other_hashes, other_table, reverse, target_words,
+                target_player, target_hash,
+            ):  # fmt: skip
                 return FOUND
             if not reverse and _stuck(
                 target, row, box, cells, count, occupied, neighbours, dead, goal, assumed,

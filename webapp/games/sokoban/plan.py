@@ -45,20 +45,18 @@ from webapp.games.sokoban.kernels import (
     FILLED,
     FOUND,
     FULL,
-    GOAL,
     LAST,
-    MEET,
     RUNNING,
     STORED,
     WAITING,
+    _child,
     _corral,
-    _find,
+    _ends,
     _lay_out,
     _match,
     _pushes,
     _reach,
     _rematch,
-    _store,
     _stuck,
     expansion_arrays,
 )
@@ -301,30 +299,18 @@ def plan_search(
             direction = moves[index] & 3
             box = cells[row]
             target = neighbours[box, direction]
-            occupied[box] = 0
-            occupied[target] = 1
             stamp += 1
-            low = _reach(box, occupied, neighbours, mark, stamp, stack)
-            for word in range(width):
-                query[word] = words[state, word]
-            query[box >> 6] ^= np.uint64(1) << np.uint64(box & 63)
-            query[target >> 6] ^= np.uint64(1) << np.uint64(target & 63)
-            key_hash = parent_hash ^ box_keys[box] ^ box_keys[target] ^ player_keys[low]
-            child = _store(
-                words, player, parent, push, depth, hashes, table, counters, query, key_hash,
-                low, state, box * 4 + direction, depth[state] + 1,
+            child, low, key_hash = _child(
+                state, box, target, box, box * 4 + direction, depth[state] + 1, occupied,
+                neighbours, mark, stamp, stack, query, parent_hash, box_keys, player_keys, words,
+                player, parent, push, depth, hashes, table, counters,
             )  # fmt: skip
             if child < 0:
-                occupied[box] = 1
-                occupied[target] = 0
                 continue
-            if on_goal - goal[box] + goal[target] == count:
-                counters[GOAL] = child
-                return FOUND
-            met = _find(other_words, other_player, other_hashes, other_table, key_hash, query, low)
-            if met >= 0:
-                counters[GOAL] = child
-                counters[MEET] = met
+            if _ends(
+                child, box, target, low, key_hash, query, on_goal, count, goal, counters,
+                other_words, other_player, other_hashes, other_table, False, query, -1, key_hash,
+            ):  # fmt: skip
                 return FOUND
             if _stuck(
                 target, row, box, cells, count, occupied, neighbours, dead, goal, assumed,
