@@ -518,40 +518,35 @@ def _no_corrals(boxes: int, region: int) -> None:
     return None
 
 
-def _best_first(
+#: A move of a best-first search: the box's square, where it ends, the push (or, for a
+#: macro, the pushes; a pull's record is the push that undoes it), where the player ends and
+#: the pushes it makes.
+Move = tuple[int, int, int | tuple[int, ...], int, int]
+
+
+def _weighted(
     board: Board,
     bound: LowerBound,
-    position: Position,
-    tuning: Tuning,
+    roots: list[tuple[int, int, int, int]],
+    weight: float,
     stride: int,
-    rooms: list[GoalRoom] | None = None,
-    parents: Parents | None = None,
-    meet: Parents | None = None,
+    parents: Parents,
+    moves: Callable[[int, int], list[Move]],
+    ends: Callable[[int, int], list[int] | None],
+    frozen: Callable[[int, int], bool],
 ) -> Generator[Pause, None, Outcome]:
-    """Weighted best-first by pushes, pausing every ``stride`` expansions; ends with the
-    pushes of a solution, or None when the whole space is exhausted.
-
-    ``parents`` (filled here) and ``meet`` (a backward search's) let the two searches see
-    each other's positions: reaching one the other has seen joins their paths."""
-    if not tuning.macros:
-        rooms = []
-    elif rooms is None:
-        rooms = goal_rooms(board, sorted(position.boxes), tuning.smallest_room)
-    boxes, region, key = _start(board, position)
-    weight = tuning.weight
-    h = bound(boxes)
-    parents = {} if parents is None else parents
-    parents[key] = None
-    meet = {} if meet is None else meet
+    """The loop of ``_best_first`` and ``_best_first_reverse``: weighted best-first (priority
+    g + weight * h, ties by h, then first come) from ``roots`` (boxes, region, key, player),
+    pausing every ``stride`` expansions, over ``moves``; a child for which ``ends`` gives
+    pushes ends the search with them, one ``frozen`` is dropped."""
     tie = count()
-    queue = [(weight * h, h, next(tie), 0, boxes, region, key, position.player)]
+    queue = []
+    for boxes, region, key, player in roots:
+        h = bound(boxes)
+        queue.append((weight * h, h, next(tie), 0, boxes, region, key, player))
+    heapq.heapify(queue)
     expanded = generated = 0
-    goal = board.goal_mask
     reach = board.reach
-    freeze = board.freeze_deadlock
-    corral = board.corral_pushes if tuning.corrals else _no_corrals
-    live = board.live
-    tunnels = board.tunnels() if tuning.macros else (0, 0, 0, 0)
     while queue:
         if expanded % stride == 0:
             _, _, _, g, boxes, _, _, player = queue[0]
@@ -559,58 +554,7 @@ def _best_first(
         priority, _h, _, g, boxes, region, key, player = heapq.heappop(queue)
         expanded += 1
         bound.expand(boxes)
-        # Boxes in a goal room filled in order stay put; pushes into it become macros.
-        fixed = entering = 0
-        open_rooms: list[tuple[GoalRoom, int]] = []
-        for room in rooms:
-            filled = room.filled(boxes)
-            if filled is not None:
-                fixed |= room.fills[filled]
-                if filled < len(room.order):
-                    entering |= room.cells
-                    open_rooms.append((room, room.order[filled]))
-        pushes = corral(boxes, region)
-        if pushes is None or (
-            pushes
-            and any(fixed >> box & 1 or entering >> box + offset & 1 for box, offset, _ in pushes)
-        ):
-            # The corral's reasoning knows nothing of goal rooms: when the rooms may veto one
-            # of its pushes, look at every push instead.
-            pushes = board.pushes(boxes, region)
-        # (box, where it ends, the push or macro, where the player ends, pushes made)
-        moves: list[tuple[int, int, int | tuple[int, ...], int, int]] = []
-        open_ = live & ~boxes
-        for box, offset, direction in pushes:
-            if fixed >> box & 1:
-                continue
-            target = box + offset
-            push = _pack(box, direction)
-            if entering >> target & 1:
-                room, next_goal = next(pair for pair in open_rooms if pair[0].cells >> target & 1)
-                entered = boxes ^ (1 << box) ^ (1 << target)
-                path = push_path(board, entered, target, box, next_goal, room.cells)
-                if path is None:
-                    continue
-                if path:
-                    moves.append((box, next_goal, (push, *path), path[-1] >> 2, 1 + len(path)))
-                    continue
-            elif tunnels[direction] >> target & 1 and tunnels[direction] >> box & 1:
-                # A box pushed into a one-wide tunnel goes on to its end: left inside, it
-                # would only block the way. It stops on a goal or before anything in the way.
-                macro = [push]
-                ahead = open_ & ~(1 << box) & ~entering
-                while (
-                    tunnels[direction] >> target & 1
-                    and not goal >> target & 1
-                    and ahead >> (target + offset) & 1
-                ):
-                    macro.append(_pack(target, direction))
-                    target += offset
-                if len(macro) > 1:
-                    moves.append((box, target, tuple(macro), target - offset, len(macro)))
-                    continue
-            moves.append((box, target, push, box, 1))
-        for box, target, push, walker, cost in moves:
+        for box, target, push, walker, cost in moves(boxes, region):
             child_g = g + cost
             child = boxes ^ (1 << box) ^ (1 << target)
             child_region = reach(walker, child)
@@ -619,12 +563,10 @@ def _best_first(
                 continue
             parents[child_key] = (key, push)
             generated += 1
-            if child == goal:
-                return _push_path(parents, child_key), expanded, generated
-            if child_key in meet:
-                path = _push_path(parents, child_key) + _push_path(meet, child_key)[::-1]
-                return path, expanded, generated
-            if freeze(child, target):
+            pushes = ends(child, child_key)
+            if pushes is not None:
+                return pushes, expanded, generated
+            if frozen(child, target):
                 continue
             child_h = bound.child(child, box, target)
             if child_h >= FAR:
@@ -645,11 +587,126 @@ def _best_first(
     return None, expanded, generated
 
 
+def _best_first(
+    board: Board,
+    bound: LowerBound,
+    position: Position,
+    tuning: Tuning,
+    stride: int,
+    rooms: list[GoalRoom] | None = None,
+    parents: Parents | None = None,
+    meet: Parents | None = None,
+) -> Generator[Pause, None, Outcome]:
+    """Weighted best-first by pushes, pausing every ``stride`` expansions; ends with the
+    pushes of a solution, or None when the whole space is exhausted.
+
+    ``parents`` (filled here) and ``meet`` (a backward search's) let the two searches see
+    each other's positions: reaching one the other has seen joins their paths."""
+    if not tuning.macros:
+        rooms = []
+    elif rooms is None:
+        rooms = goal_rooms(board, sorted(position.boxes), tuning.smallest_room)
+    boxes, region, key = _start(board, position)
+    parents = {} if parents is None else parents
+    parents[key] = None
+    meet = {} if meet is None else meet
+    goal = board.goal_mask
+    corral = board.corral_pushes if tuning.corrals else _no_corrals
+    tunnels = board.tunnels() if tuning.macros else (0, 0, 0, 0)
+
+    def moves(boxes: int, region: int) -> list[Move]:
+        return _pushes(board, rooms, corral, tunnels, boxes, region)
+
+    def ends(child: int, child_key: int) -> list[int] | None:
+        if child == goal:
+            return _push_path(parents, child_key)
+        if child_key in meet:
+            return _push_path(parents, child_key) + _push_path(meet, child_key)[::-1]
+        return None
+
+    roots = [(boxes, region, key, position.player)]
+    frozen = board.freeze_deadlock
+    return (
+        yield from _weighted(
+            board, bound, roots, tuning.weight, stride, parents, moves, ends, frozen
+        )
+    )
+
+
+def _pushes(
+    board: Board,
+    rooms: list[GoalRoom],
+    corral: Callable[[int, int], list[tuple[int, int, int]] | None],
+    tunnels: tuple[int, int, int, int],
+    boxes: int,
+    region: int,
+) -> list[Move]:
+    """The moves of ``_best_first`` from ``boxes`` (the player in ``region``): the pushes
+    the PI-corral test leaves, pushes into a goal room filled in order carried on to its next
+    goal, pushes into a tunnel carried on to its end."""
+    # Boxes in a goal room filled in order stay put; pushes into it become macros.
+    fixed = entering = 0
+    open_rooms: list[tuple[GoalRoom, int]] = []
+    for room in rooms:
+        filled = room.filled(boxes)
+        if filled is not None:
+            fixed |= room.fills[filled]
+            if filled < len(room.order):
+                entering |= room.cells
+                open_rooms.append((room, room.order[filled]))
+    pushes = corral(boxes, region)
+    if pushes is None or (
+        pushes
+        and any(fixed >> box & 1 or entering >> box + offset & 1 for box, offset, _ in pushes)
+    ):
+        # The corral's reasoning knows nothing of goal rooms: when the rooms may veto one
+        # of its pushes, look at every push instead.
+        pushes = board.pushes(boxes, region)
+    moves: list[Move] = []
+    open_ = board.live & ~boxes
+    goal = board.goal_mask
+    for box, offset, direction in pushes:
+        if fixed >> box & 1:
+            continue
+        target = box + offset
+        push = _pack(box, direction)
+        if entering >> target & 1:
+            room, next_goal = next(pair for pair in open_rooms if pair[0].cells >> target & 1)
+            entered = boxes ^ (1 << box) ^ (1 << target)
+            path = push_path(board, entered, target, box, next_goal, room.cells)
+            if path is None:
+                continue
+            if path:
+                moves.append((box, next_goal, (push, *path), path[-1] >> 2, 1 + len(path)))
+                continue
+        elif tunnels[direction] >> target & 1 and tunnels[direction] >> box & 1:
+            # A box pushed into a one-wide tunnel goes on to its end: left inside, it
+            # would only block the way. It stops on a goal or before anything in the way.
+            macro = [push]
+            ahead = open_ & ~(1 << box) & ~entering
+            while (
+                tunnels[direction] >> target & 1
+                and not goal >> target & 1
+                and ahead >> (target + offset) & 1
+            ):
+                macro.append(_pack(target, direction))
+                target += offset
+            if len(macro) > 1:
+                moves.append((box, target, tuple(macro), target - offset, len(macro)))
+                continue
+        moves.append((box, target, push, box, 1))
+    return moves
+
+
 def _meet_path(meet: Parents | CompiledSearch, key: int) -> list[int]:
     """The pushes from the start to ``key`` in a forward search's parent links."""
     if isinstance(meet, CompiledSearch):
         return meet.pushes_to(key)
     return _push_path(meet, key)
+
+
+def _never_frozen(boxes: int, target: int) -> bool:
+    return False
 
 
 def _best_first_reverse(
@@ -670,68 +727,42 @@ def _best_first_reverse(
     start_boxes, _region, start_key = _start(board, position)
     starts = sorted(cells_of(start_boxes))
     bound = LowerBound(board, distances=board.distances_from(starts))
-    weight = tuning.weight
     goal = board.goal_mask
-    reach = board.reach
     parents = {} if parents is None else parents
     meet = {} if meet is None else meet
-    tie = count()
-    queue = []
-    h = bound(goal)
-    if h >= FAR:
+    if bound(goal) >= FAR:
         return None, 0, 0
     # The player may finish anywhere: each region left free around the filled goals is a
     # start of the backward search.
+    roots = []
     free = board.floor & ~goal
     while free:
-        region = reach(lowest_cell(free), goal)
+        region = board.reach(lowest_cell(free), goal)
         free &= ~region
         key = goal << PLAYER_BITS | lowest_cell(region)
         if key == start_key:
             return [], 0, 0
         parents[key] = None
-        queue.append((weight * h, h, next(tie), 0, goal, region, key, lowest_cell(region)))
-    heapq.heapify(queue)
-    expanded = generated = 0
-    while queue:
-        if expanded % stride == 0:
-            _, _, _, g, boxes, _, _, player = queue[0]
-            yield expanded, generated, len(queue), g, player, boxes
-        priority, _h, _, g, boxes, region, key, player = heapq.heappop(queue)
-        expanded += 1
-        child_g = g + 1
-        bound.expand(boxes)
-        for box, offset, direction in board.pulls(boxes, region):
-            target = box - offset
-            child = boxes ^ (1 << box) ^ (1 << target)
-            child_region = reach(target - offset, child)
-            child_key = child << PLAYER_BITS | lowest_cell(child_region)
-            if child_key in parents:
-                continue
-            parents[child_key] = (key, _pack(target, direction))
-            generated += 1
-            if child_key == start_key:
-                return _push_path(parents, child_key)[::-1], expanded, generated
-            if child_key in meet:
-                path = _meet_path(meet, child_key) + _push_path(parents, child_key)[::-1]
-                return path, expanded, generated
-            child_h = bound.child(child, box, target)
-            if child_h >= FAR:
-                continue
-            heapq.heappush(
-                queue,
-                (
-                    child_g + weight * child_h,
-                    child_h,
-                    next(tie),
-                    child_g,
-                    child,
-                    child_region,
-                    child_key,
-                    target - offset,
-                ),
-            )
-    return None, expanded, generated
+        roots.append((goal, region, key, lowest_cell(region)))
+
+    def moves(boxes: int, region: int) -> list[Move]:
+        return [
+            (box, box - offset, _pack(box - offset, direction), box - 2 * offset, 1)
+            for box, offset, direction in board.pulls(boxes, region)
+        ]
+
+    def ends(child: int, child_key: int) -> list[int] | None:
+        if child_key == start_key:
+            return _push_path(parents, child_key)[::-1]
+        if child_key in meet:
+            return _meet_path(meet, child_key) + _push_path(parents, child_key)[::-1]
+        return None
+
+    return (
+        yield from _weighted(
+            board, bound, roots, tuning.weight, stride, parents, moves, ends, _never_frozen
+        )
+    )
 
 
 def run_fast(
