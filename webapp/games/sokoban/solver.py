@@ -571,19 +571,8 @@ def _weighted(
             child_h = bound.child(child, box, target)
             if child_h >= FAR:
                 continue
-            heapq.heappush(
-                queue,
-                (
-                    child_g + weight * child_h,
-                    child_h,
-                    next(tie),
-                    child_g,
-                    child,
-                    child_region,
-                    child_key,
-                    walker,
-                ),
-            )
+            state = (child_g, child, child_region, child_key, walker)
+            heapq.heappush(queue, (child_g + weight * child_h, child_h, next(tie), *state))
     return None, expanded, generated
 
 
@@ -644,16 +633,7 @@ def _pushes(
     """The moves of ``_best_first`` from ``boxes`` (the player in ``region``): the pushes
     the PI-corral test leaves, pushes into a goal room filled in order carried on to its next
     goal, pushes into a tunnel carried on to its end."""
-    # Boxes in a goal room filled in order stay put; pushes into it become macros.
-    fixed = entering = 0
-    open_rooms: list[tuple[GoalRoom, int]] = []
-    for room in rooms:
-        filled = room.filled(boxes)
-        if filled is not None:
-            fixed |= room.fills[filled]
-            if filled < len(room.order):
-                entering |= room.cells
-                open_rooms.append((room, room.order[filled]))
+    fixed, entering, open_rooms = _rooms_filling(rooms, boxes)
     pushes = corral(boxes, region)
     if pushes is None or (
         pushes
@@ -696,6 +676,24 @@ def _pushes(
                 continue
         moves.append((box, target, push, box, 1))
     return moves
+
+
+def _rooms_filling(
+    rooms: list[GoalRoom], boxes: int
+) -> tuple[int, int, list[tuple[GoalRoom, int]]]:
+    """Boxes in a goal room filled in order stay put (``fixed``) and pushes into such a room
+    (onto ``entering``) become macros to the room's next goal (``open_rooms``: each room
+    with the goal it fills next)."""
+    fixed = entering = 0
+    open_rooms: list[tuple[GoalRoom, int]] = []
+    for room in rooms:
+        filled = room.filled(boxes)
+        if filled is not None:
+            fixed |= room.fills[filled]
+            if filled < len(room.order):
+                entering |= room.cells
+                open_rooms.append((room, room.order[filled]))
+    return fixed, entering, open_rooms
 
 
 def _meet_path(meet: Parents | CompiledSearch, key: int) -> list[int]:
