@@ -335,7 +335,12 @@ def test_when_the_server_is_busy_heavy_clients_wait_and_light_ones_go_through(
     asked little is served, even from the same address."""
     from webapp.budgets import Load
 
+    from webapp import budgets
+
+    waits = []
+    monkeypatch.setattr(budgets.LoadGate, "wait", waits.append)  # the refusals' waits
     app = app_with(tmp_path, LOAD_SHEDDING=True, LOAD_LIGHT_MS=20)
+    monkeypatch.setattr(Load, "busy", lambda self, now: False)
     light = app.test_client()
     light.environ_base["REMOTE_ADDR"] = "203.0.113.7"  # the same address: another player
     token = csrf_of(light.get("/sokoban/microban/1").text)
@@ -348,6 +353,8 @@ def test_when_the_server_is_busy_heavy_clients_wait_and_light_ones_go_through(
     assert refused
     assert refused[0].mimetype == "text/plain" and refused[0].headers["Retry-After"] == "5"
     assert "asked a lot of it in the last seconds" in refused[0].text
+    # Each refusal waits before it answers, so a flood asks a few times a second.
+    assert waits == [budgets.LoadGate.TARPIT_SECONDS] * len(refused)
     assert move(light, token, moves="l").status_code == 200  # a player: counted as such
     monkeypatch.setattr(Load, "busy", lambda self, now: False)
     assert heavy.get("/sokoban/microban/1").status_code == 200  # not busy: served

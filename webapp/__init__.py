@@ -39,6 +39,27 @@ class SessionCookies(SecureCookieSessionInterface):
     def __init__(self) -> None:
         self._verified: dict[str, tuple[float, dict[str, Any]]] = {}
 
+    def player_of(self, app: Flask, value: str) -> str | None:
+        """The player a cookie value names, verified (and remembered as ``open_session``
+        remembers it); None for no player or a forged cookie."""
+        now = time.monotonic()
+        known = self._verified.get(value)
+        if known is None or now - known[0] >= self.remember_seconds:
+            serializer = self.get_signing_serializer(app)
+            if serializer is None:
+                return None
+            try:
+                session = serializer.loads(
+                    value, max_age=int(app.permanent_session_lifetime.total_seconds())
+                )
+            except Exception:  # noqa: BLE001 - itsdangerous' BadSignature and its kin
+                return None
+            if len(self._verified) >= self.max_remembered:
+                self._verified.clear()
+            known = self._verified[value] = (now, dict(session))
+        player = known[1].get("player")
+        return player if isinstance(player, str) else None
+
     def open_session(self, app: Flask, request: Request) -> SecureCookieSession | None:
         value = request.cookies.get(self.get_cookie_name(app))
         now = time.monotonic()

@@ -174,11 +174,12 @@ class Load:
     Per-client budgets bound one address; many addresses together can still keep the one
     server process busy, and a move then waits behind their requests. So while the process
     uses more than ``busy_share`` of a core, a request from a client that used more than
-    ``light_ms`` of its time over the last seconds is refused at once (a fraction of a
-    millisecond), and light clients (a player making moves, reading a page) go straight
-    through. A client's use decays by half every ``half_life`` seconds."""
+    ``light_ms`` of its time over the last seconds is refused (by ``LoadGate``, before the
+    app sees it), and light clients go straight through. A client's use decays by half every
+    ``half_life`` seconds: a player making ten moves a second stays near 400 ms, a flood of
+    costly pages passes 1,000 within a second or two."""
 
-    def __init__(self, busy_share: float = 0.6, light_ms: float = 150.0, half_life: float = 5.0):
+    def __init__(self, busy_share: float = 0.6, light_ms: float = 1000.0, half_life: float = 5.0):
         self.busy_share = busy_share
         self.light_ms = light_ms
         self.half_life = half_life
@@ -215,6 +216,59 @@ class Load:
                 self._used = dict(kept)
 
 
+class LoadGate:
+    """The busy server's first door, in front of the app: a heavy client's request is
+    refused before Flask makes a request of it (a flood is refused hundreds of times a
+    second, and each refusal must cost next to nothing). A client is the player of a cookie
+    the app verified lately, else the address (a forged cookie is no player)."""
+
+    #: Seconds a refused request waits before its answer, and how many may wait at once: a
+    #: client that asks again at once (a flood does) then asks a few times a second, not
+    #: hundreds, and the waiting holds no more than a few threads; past that, no wait.
+    TARPIT_SECONDS = 1.0
+    TARPIT_THREADS = 24
+    wait = staticmethod(time.sleep)
+
+    def __init__(self, app: Flask, wsgi_app: Any):
+        self.app = app
+        self.wsgi_app = wsgi_app
+        self.cookie = app.config.get("SESSION_COOKIE_NAME", "session") + "="
+        self.tarpit = threading.BoundedSemaphore(self.TARPIT_THREADS)
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        load: Load | None = self.app.extensions.get("puzzlelab.load")
+        if load is None or environ.get("PATH_INFO", "").startswith("/static/"):
+            return self.wsgi_app(environ, start_response)
+        key = environ["puzzlelab.load_key"] = self.client(environ)
+        if load.admit(key):
+            return self.wsgi_app(environ, start_response)
+        if self.tarpit.acquire(blocking=False):
+            try:
+                self.wait(self.TARPIT_SECONDS)
+            finally:
+                self.tarpit.release()
+        start_response(
+            "429 Too Many Requests",
+            [
+                ("Content-Type", "text/plain; charset=utf-8"),
+                ("Retry-After", "5"),
+                ("X-Content-Type-Options", "nosniff"),
+            ],
+        )
+        return [BUSY_MESSAGE.encode()]
+
+    def client(self, environ: dict[str, Any]) -> str:
+        cookies = environ.get("HTTP_COOKIE", "")
+        start = cookies.find(self.cookie)
+        if start >= 0 and (start == 0 or cookies[start - 1] in " ;"):
+            value = cookies[start + len(self.cookie) :].split(";", 1)[0].strip()
+            player_of = getattr(self.app.session_interface, "player_of", None)
+            player = player_of(self.app, value) if player_of is not None else None
+            if player:
+                return player
+        return address_key(environ.get("REMOTE_ADDR", ""))
+
+
 BUSY_MESSAGE = (
     "The server is busy, and your network has asked a lot of it in the last seconds; "
     "please wait a few seconds."
@@ -225,11 +279,8 @@ def _start_clock() -> Response | None:
     if request.endpoint == "static" or not limiter().enabled:
         return None  # files are cheap and cached
     # Load is shared fairly between players (many may share an address), and between
-    # addresses for requests that carry no player.
-    client = session.get("player") or client_key()
-    load: Load | None = current_app.extensions.get("puzzlelab.load")
-    if load is not None and not load.admit(client):
-        return _refusal(BUSY_MESSAGE)
+    # addresses for requests that carry no player; LoadGate has let this one in.
+    client = request.environ.get("puzzlelab.load_key") or session.get("player") or client_key()
     if not CPU.left():
         return _refusal(CPU.message)
     g.cpu_started = time.thread_time()
@@ -274,6 +325,8 @@ def allow_new_player() -> bool:
 
 def init_app(app: Flask) -> None:
     proxies = int(app.config.get("PROXIES", 0) or 0)
+    # Behind the proxy fix, which puts the client's address in REMOTE_ADDR first.
+    app.wsgi_app = LoadGate(app, app.wsgi_app)  # type: ignore[method-assign]
     if proxies:
         # The address and the scheme only: the Host header is the browser's own (the socket
         # checks its Origin against it), and docs/nginx.conf passes it through unchanged.
@@ -297,7 +350,7 @@ def init_app(app: Flask) -> None:
     if app.config.get("LOAD_SHEDDING", not app.testing) not in (False, "false", "0", 0):
         app.extensions["puzzlelab.load"] = Load(
             float(app.config.get("LOAD_BUSY_SHARE", 0.6)),
-            float(app.config.get("LOAD_LIGHT_MS", 150)),
+            float(app.config.get("LOAD_LIGHT_MS", 1000)),
         )
     app.before_request(_start_clock)
     app.teardown_request(_charge_clock)
