@@ -333,9 +333,8 @@ def test_when_the_server_is_busy_heavy_clients_wait_and_light_ones_go_through(
     """Many addresses together can keep the one server process busy: then a client that
     used a lot of it lately is refused at once (plain text, cheap to send), and a player who
     asked little is served, even from the same address."""
-    from webapp.budgets import Load
-
     from webapp import budgets
+    from webapp.budgets import Load
 
     waits = []
     monkeypatch.setattr(budgets.LoadGate, "wait", waits.append)  # the refusals' waits
