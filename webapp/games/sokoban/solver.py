@@ -776,10 +776,10 @@ def run_fast(
     fast = Portfolio(Board(level), position, settings)
     try:
         result = run_search(fast.solve, monitor)
+        if not result.solved:
+            fast.report(result)
     finally:
-        fast.unlink()
-    if not result.solved:
-        fast.report(result)
+        fast.close()
     return result
 
 
@@ -866,11 +866,15 @@ class Portfolio:
         """The compiled searches running now, in the portfolio's order."""
         return [member.compiled for member in self.members if member.compiled is not None]
 
-    def unlink(self) -> None:
-        # Searches that meet link each other both ways: unlinked, their arrays (up to the
-        # memory limit) go as soon as the last reference does, not at the next collection.
+    def close(self) -> None:
+        """Let go of the searches. Searches that meet link each other both ways, and each
+        member refers to the portfolio: unlinked and dropped, their arrays (up to the memory
+        limit) go at once, not at the next cyclic collection (kept until then, 40 Microban
+        solves took 0.6-1.2 s instead of 0.15 s, in fresh pages of memory)."""
         for search in self.searches():
             search.partner = None
+        self.members, self.runs = [], []
+        self.forward = self.backward = None
 
     def solve(self, monitor: Monitor) -> Result:
         """The turns, until a search solves the level or proves it unsolvable."""
