@@ -14,9 +14,13 @@ web process shares the same counts.
 
 from __future__ import annotations
 
+import heapq
 import ipaddress
+import itertools
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +29,7 @@ from flask_limiter import Limiter
 from limits import parse
 from limits.strategies import FixedWindowRateLimiter
 from werkzeug.middleware.proxy_fix import ProxyFix
+from werkzeug.wsgi import ClosingIterator
 
 from webapp.errors import BadRequest
 
@@ -169,43 +174,19 @@ NEW_GAMES = Allowance(
 
 
 class Load:
-    """How busy this process is, and what each client's requests cost it lately.
+    """What each client's requests cost this process lately: milliseconds of its time,
+    decaying by half every ``half_life`` seconds. A client is the player of a verified
+    cookie, else the address (many players may share one)."""
 
-    Per-client budgets bound one address; many addresses together can still keep the one
-    server process busy, and a move then waits behind their requests. So while the process
-    uses more than ``busy_share`` of a core, a request from a client that used more than
-    ``light_ms`` of its time over the last seconds is refused (by ``LoadGate``, before the
-    app sees it), and light clients go straight through. A client's use decays by half every
-    ``half_life`` seconds: a player making ten moves a second stays near 400 ms, a flood of
-    costly pages passes 1,000 within a second or two."""
-
-    def __init__(self, busy_share: float = 0.6, light_ms: float = 1000.0, half_life: float = 5.0):
-        self.busy_share = busy_share
-        self.light_ms = light_ms
+    def __init__(self, half_life: float = 5.0):
         self.half_life = half_life
         self._used: dict[str, tuple[float, float]] = {}  # client -> (ms, when)
-        self._sampled = (time.monotonic(), time.process_time())
-        self._busy = False
         self._lock = threading.Lock()
 
-    def used(self, client: str, now: float) -> float:
+    def used(self, client: str, now: float | None = None) -> float:
+        now = time.monotonic() if now is None else now
         ms, when = self._used.get(client, (0.0, now))
         return ms * 0.5 ** ((now - when) / self.half_life)
-
-    def busy(self, now: float) -> bool:
-        """Whether the process used more than its share of a core since the last look (at
-        most every quarter second)."""
-        wall, cpu = self._sampled
-        if now - wall >= 0.25:
-            spent = time.process_time()
-            self._busy = (spent - cpu) / (now - wall) > self.busy_share
-            self._sampled = (now, spent)
-        return self._busy
-
-    def admit(self, client: str) -> bool:
-        now = time.monotonic()
-        with self._lock:
-            return not (self.busy(now) and self.used(client, now) > self.light_ms)
 
     def spent(self, client: str, ms: float) -> None:
         now = time.monotonic()
@@ -216,46 +197,102 @@ class Load:
                 self._used = dict(kept)
 
 
+class Slots:
+    """Requests the app works on at once, and who goes next.
+
+    The server process runs one thread of Python at a time: with a dozen requests in hand,
+    a move's few milliseconds of work take a dozen times as long. So at most ``size``
+    requests are worked on at once, and the others wait their turn, the client that used
+    the least lately first (a player making moves goes before a flood of costly pages). A
+    request waits at most ``max_wait`` seconds, and at most ``max_waiting`` wait at once
+    (past that the heaviest waiting is turned away): then it is refused, which also slows a
+    flood that asks again at once."""
+
+    def __init__(self, size: int = 3, max_wait: float = 1.0, max_waiting: int = 32):
+        self.size = size
+        self.max_wait = max_wait
+        self.max_waiting = max_waiting
+        self.busy = 0
+        self._waiting: list[tuple[float, int]] = []  # (priority, ticket), lightest first
+        self._refused: set[int] = set()
+        self._tickets = itertools.count()
+        self._changed = threading.Condition()
+
+    def enter(self, priority: float) -> bool:
+        """Wait for a turn; False when refused (waited too long, or turned away)."""
+        with self._changed:
+            if self.busy < self.size and not self._waiting:
+                self.busy += 1
+                return True
+            ticket = (priority, next(self._tickets))
+            if len(self._waiting) >= self.max_waiting:
+                heaviest = max(self._waiting)
+                if heaviest < ticket:
+                    return False
+                self._waiting.remove(heaviest)
+                self._refused.add(heaviest[1])
+                self._changed.notify_all()
+            heapq.heappush(self._waiting, ticket)
+            deadline = time.monotonic() + self.max_wait
+            while True:
+                if ticket[1] in self._refused:
+                    self._refused.discard(ticket[1])
+                    return False
+                if self.busy < self.size and self._waiting[0] == ticket:
+                    heapq.heappop(self._waiting)
+                    self.busy += 1
+                    self._changed.notify_all()
+                    return True
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self._waiting.remove(ticket)
+                    heapq.heapify(self._waiting)
+                    self._changed.notify_all()
+                    return False
+                self._changed.wait(left)
+
+    def leave(self) -> None:
+        with self._changed:
+            self.busy -= 1
+            self._changed.notify_all()
+
+
 class LoadGate:
-    """The busy server's first door, in front of the app: a heavy client's request is
-    refused before Flask makes a request of it (a flood is refused hundreds of times a
-    second, and each refusal must cost next to nothing). A client is the player of a cookie
-    the app verified lately, else the address (a forged cookie is no player)."""
+    """The app's door: takes each request's turn (``Slots``) before Flask makes a request
+    of it, and refuses one whose turn did not come (plain text, next to nothing to make). A
+    solver socket does not take a turn for its whole life (they are capped on their own,
+    webapp/live.py), nor does a static file."""
 
-    #: Seconds a refused request waits before its answer, and how many may wait at once: a
-    #: client that asks again at once (a flood does) then asks a few times a second, not
-    #: hundreds, and the waiting holds no more than a few threads; past that, no wait.
-    TARPIT_SECONDS = 1.0
-    TARPIT_THREADS = 24
-    wait = staticmethod(time.sleep)
-
-    def __init__(self, app: Flask, wsgi_app: Any):
+    def __init__(self, app: Flask, wsgi_app: Any, slots: Slots):
         self.app = app
         self.wsgi_app = wsgi_app
+        self.slots = slots
         self.cookie = app.config.get("SESSION_COOKIE_NAME", "session") + "="
-        self.tarpit = threading.BoundedSemaphore(self.TARPIT_THREADS)
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
-        load: Load | None = self.app.extensions.get("puzzlelab.load")
-        if load is None or environ.get("PATH_INFO", "").startswith("/static/"):
-            return self.wsgi_app(environ, start_response)
+        load: Load = self.app.extensions["puzzlelab.load"]
         key = environ["puzzlelab.load_key"] = self.client(environ)
-        if load.admit(key):
+        if (
+            environ.get("PATH_INFO", "").startswith("/static/")
+            or environ.get("HTTP_UPGRADE", "").lower() == "websocket"
+        ):
             return self.wsgi_app(environ, start_response)
-        if self.tarpit.acquire(blocking=False):
-            try:
-                self.wait(self.TARPIT_SECONDS)
-            finally:
-                self.tarpit.release()
-        start_response(
-            "429 Too Many Requests",
-            [
-                ("Content-Type", "text/plain; charset=utf-8"),
-                ("Retry-After", "5"),
-                ("X-Content-Type-Options", "nosniff"),
-            ],
-        )
-        return [BUSY_MESSAGE.encode()]
+        if not self.slots.enter(load.used(key)):
+            start_response(
+                "429 Too Many Requests",
+                [
+                    ("Content-Type", "text/plain; charset=utf-8"),
+                    ("Retry-After", "5"),
+                    ("X-Content-Type-Options", "nosniff"),
+                ],
+            )
+            return [BUSY_MESSAGE.encode()]
+        turn = environ["puzzlelab.turn"] = Turn(self.slots, load.used(key))
+        try:
+            return ClosingIterator(self.wsgi_app(environ, start_response), turn.end)
+        except BaseException:
+            turn.end()
+            raise
 
     def client(self, environ: dict[str, Any]) -> str:
         cookies = environ.get("HTTP_COOKIE", "")
@@ -269,6 +306,42 @@ class LoadGate:
         return address_key(environ.get("REMOTE_ADDR", ""))
 
 
+class Turn:
+    """One request's turn in ``Slots``: given back when its answer is sent, and for the time
+    the request waits on a solver's child (``outside``)."""
+
+    def __init__(self, slots: Slots, priority: float):
+        self.slots = slots
+        self.priority = priority
+        self.held = True
+
+    def end(self) -> None:
+        if self.held:
+            self.held = False
+            self.slots.leave()
+
+    @contextmanager
+    def outside(self) -> Iterator[None]:
+        self.end()
+        try:
+            yield
+        finally:
+            # Back in line, ahead of no one: if no turn comes, the answer is still given.
+            self.held = self.slots.enter(self.priority) or self.held
+
+
+@contextmanager
+def waiting_elsewhere() -> Iterator[None]:
+    """Give up this request's turn while it waits on something that is not this process
+    (a solver's child, a worker): others are worked on meanwhile."""
+    turn: Turn | None = request.environ.get("puzzlelab.turn")
+    if turn is None or not turn.held:
+        yield
+        return
+    with turn.outside():
+        yield
+
+
 BUSY_MESSAGE = (
     "The server is busy, and your network has asked a lot of it in the last seconds; "
     "please wait a few seconds."
@@ -278,8 +351,6 @@ BUSY_MESSAGE = (
 def _start_clock() -> Response | None:
     if request.endpoint == "static" or not limiter().enabled:
         return None  # files are cheap and cached
-    # Load is shared fairly between players (many may share an address), and between
-    # addresses for requests that carry no player; LoadGate has let this one in.
     client = request.environ.get("puzzlelab.load_key") or session.get("player") or client_key()
     if not CPU.left():
         return _refusal(CPU.message)
@@ -300,9 +371,7 @@ def _charge_clock(_error: BaseException | None) -> None:
     if started is None or client is None:
         return
     spent = (time.thread_time() - started) * 1000
-    load: Load | None = current_app.extensions.get("puzzlelab.load")
-    if load is not None:
-        load.spent(client, spent)
+    current_app.extensions["puzzlelab.load"].spent(client, spent)
     CPU.charge(round(spent))
 
 
@@ -325,8 +394,15 @@ def allow_new_player() -> bool:
 
 def init_app(app: Flask) -> None:
     proxies = int(app.config.get("PROXIES", 0) or 0)
-    # Behind the proxy fix, which puts the client's address in REMOTE_ADDR first.
-    app.wsgi_app = LoadGate(app, app.wsgi_app)  # type: ignore[method-assign]
+    # Behind the proxy fix, which puts the client's address in REMOTE_ADDR first. Turns
+    # (LOAD_SHEDDING, on by default) are off in the Flask test client's apps, whose every
+    # player is the test process at machine speed.
+    app.extensions["puzzlelab.load"] = Load()
+    if app.config.get("LOAD_SHEDDING", not app.testing) not in (False, "false", "0", 0):
+        slots = Slots(
+            int(app.config.get("LOAD_SLOTS", 3)), float(app.config.get("LOAD_MAX_WAIT", 1.0))
+        )
+        app.wsgi_app = LoadGate(app, app.wsgi_app, slots)  # type: ignore[method-assign]
     if proxies:
         # The address and the scheme only: the Host header is the browser's own (the socket
         # checks its Origin against it), and docs/nginx.conf passes it through unchanged.
@@ -345,13 +421,6 @@ def init_app(app: Flask) -> None:
         in_memory_fallback_enabled=True,
     )
     app.extensions["puzzlelab.limiter"] = limits
-    # Shedding load by recent use (LOAD_SHEDDING, on by default; off in the Flask test
-    # client's apps, whose every player is the test process at machine speed).
-    if app.config.get("LOAD_SHEDDING", not app.testing) not in (False, "false", "0", 0):
-        app.extensions["puzzlelab.load"] = Load(
-            float(app.config.get("LOAD_BUSY_SHARE", 0.6)),
-            float(app.config.get("LOAD_LIGHT_MS", 1000)),
-        )
     app.before_request(_start_clock)
     app.teardown_request(_charge_clock)
     for endpoint, (limit, message) in LIMITS.items():

@@ -17,7 +17,7 @@ from flask import Blueprint, Flask, current_app, render_template, request
 from flask_sock import ConnectionClosed, Sock
 
 from webapp import games
-from webapp.budgets import client_key
+from webapp.budgets import client_key, waiting_elsewhere
 from webapp.errors import BadRequest
 from webapp.levels import Found, find_level, load_play, play_context, save_play
 from webapp.play import Play
@@ -165,7 +165,8 @@ def cancel_solve(game_name: str, collection: str, ident: str) -> str:
     if job is None:
         raise BadRequest("That solve is not running any more.", 404)
     job.stop()
-    job.wait(5)
+    with waiting_elsewhere():
+        job.wait(5)
     return render_panel(found, job)
 
 
@@ -218,7 +219,7 @@ def next_move_hint(found: Found, play: Play) -> str:
     except Busy as busy:
         working = get_runner().latest(solve.owner, solve.board)
         return "A hint is already being worked out." if working and not working.done else str(busy)
-    with handle:
+    with handle, waiting_elsewhere():
         result = handle.wait(limits.seconds + 5)
     get_runner().forget(handle)  # answered: its record would only take memory for 30 minutes
     if result is None:

@@ -400,9 +400,16 @@ def upload_picture(game_name: str) -> Response | tuple[str, int]:
     rows, cols = game.board_shape(found.level)
     # Decoded in a child process with a memory cap: never in this one.
     try:
-        stored = get_runner().call(
-            pictures.store_checked, data, picture_folder(), rows, cols, timeout=20, memory_mb=512
-        )
+        with budgets.waiting_elsewhere():
+            stored = get_runner().call(
+                pictures.store_checked,
+                data,
+                picture_folder(),
+                rows,
+                cols,
+                timeout=20,
+                memory_mb=512,
+            )
     except (TimeoutError, RuntimeError):
         message = "That picture could not be read in time; try a smaller one."
         return _level_with_message(found, message, 400)
