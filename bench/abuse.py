@@ -407,13 +407,14 @@ FLOODS = [
 ]
 
 
-def run_floods(port: int, until: float, results: Any) -> None:
-    """Every flood at once, in this process at a lower priority; the tally to ``results``."""
+def run_floods(port: int, until: float, results: Any, chosen: list[str]) -> None:
+    """The chosen floods at once, in this process at a lower priority; the tally to
+    ``results``."""
     os.nice(10)
     tally: Counter = Counter()
     threads = [
         threading.Thread(target=globals()[name], args=(port, until, tally), daemon=True)
-        for name in FLOODS
+        for name in chosen
     ]
     for thread in threads:
         thread.start()
@@ -425,6 +426,11 @@ def run_floods(port: int, until: float, results: Any) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=30.0, help="how long the floods last")
+    parser.add_argument(
+        "--floods",
+        default=",".join(name.removeprefix("flood_") for name in FLOODS),
+        help="which floods to run, comma-separated (default: all; none: the player alone)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         port = free_port()
@@ -441,7 +447,8 @@ def main() -> None:
             # attack, which an attacker elsewhere does not.
             context = multiprocessing.get_context("fork")
             results = context.Queue()
-            floods = context.Process(target=run_floods, args=(port, until, results))
+            chosen = ["flood_" + name for name in args.floods.split(",") if name]
+            floods = context.Process(target=run_floods, args=(port, until, results, chosen))
             floods.start()
             player_thread = threading.Thread(target=player, args=(port, until, start + 5, report))
             player_thread.start()
@@ -454,7 +461,8 @@ def main() -> None:
             server.wait(10)
     latencies = report.get("latencies") or [float("nan")]
     pages = report.get("pages") or [float("nan")]
-    print(f"Floods for {args.seconds:g} s from other loopback addresses than the player.\n")
+    print(f"Floods ({args.floods or 'none'}) for {args.seconds:g} s from other loopback")
+    print("addresses than the player.\n")
     print("| flood: answer | count |\n|---|---|")
     for key in sorted(tally):
         print(f"| {key} | {tally[key]} |")

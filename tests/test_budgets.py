@@ -359,7 +359,41 @@ def test_requests_take_turns_the_lightest_client_first():
     for thread in (heavy, light, lighter):
         thread.join(5)
     assert order == ["refused heavy", "lighter", "light"]
-    assert slots.busy == 0 and Slots(size=1, max_wait=0.1).enter(0) is not False
+    assert slots.busy == 0
+
+
+def test_costly_requests_take_one_lane_and_cheap_ones_pass_them():
+    """A client whose requests cost much each is worked on one at a time at most, so a
+    cheap request never shares the interpreter with more than one of them."""
+    import threading
+
+    from webapp.budgets import Slots
+
+    slots = Slots(size=3, costly_size=1, max_wait=5.0)
+    assert slots.enter(900.0, costly=True)  # a flood's costly request in hand
+    admitted: list[str] = []
+
+    def wait(name: str, priority: float, costly: bool) -> None:
+        if slots.enter(priority, costly):
+            admitted.append(name)
+
+    second = threading.Thread(target=wait, args=("costly", 800.0, True))
+    second.start()
+    time.sleep(0.2)
+    cheap = threading.Thread(target=wait, args=("cheap", 950.0, False))  # heavier, but cheap
+    cheap.start()
+    cheap.join(5)
+    assert admitted == ["cheap"] and slots.costly_busy == 1  # the costly one still waits
+    slots.leave(costly=True)
+    second.join(5)
+    assert admitted == ["cheap", "costly"]
+    slots.leave(costly=True)
+    slots.leave()
+    assert (
+        slots.busy == 0
+        and slots.costly_busy == 0
+        and Slots(size=1, max_wait=0.1).enter(0) is not False
+    )
 
 
 def test_a_turn_waits_only_so_long_and_is_given_up_while_waiting_elsewhere(tmp_path):
@@ -422,3 +456,30 @@ def test_players_behind_one_address_are_each_their_own_client_at_the_door(tmp_pa
     forged = {"HTTP_COOKIE": f"puzzlelab={cookie[:-3]}xyz", "REMOTE_ADDR": "203.0.113.7"}
     assert app.wsgi_app.client(forged) == "203.0.113.7"
     assert app.extensions["puzzlelab.load"].used("203.0.113.7") > 0  # the visitor's reading
+
+
+def test_what_a_client_asks_counts_whether_or_not_it_is_served():
+    """A flood that is mostly refused must not look lighter than a player who is served."""
+    from webapp.budgets import Load
+
+    load = Load()
+    load.spent("flood", 30.0)  # its requests cost 30 ms
+    for _ in range(20):  # twenty more asked and refused: each counted at its usual cost
+        load.asked("flood")
+    estimate = load.asked("player")
+    load.spent("player", 4.0, estimate)  # served: its real cost replaces the estimate
+    assert load.used("flood") > 500 > 10 > load.used("player") > 3
+
+
+def test_a_socket_takes_a_turn_for_its_snapshot(tmp_path):
+    from webapp.budgets import socket_turn
+
+    app = app_with(tmp_path, LOAD_SHEDDING=True, LOAD_MAX_WAIT=0.05)
+    slots = app.extensions["puzzlelab.gate"].slots
+    with app.test_request_context(environ_base={"REMOTE_ADDR": "203.0.113.7"}):
+        with socket_turn() as turned:
+            assert turned and slots.busy == 1
+        assert slots.busy == 0
+        slots.size = 0  # the site is too busy: no snapshot is drawn, the page retries
+        with socket_turn() as turned:
+            assert not turned

@@ -14,7 +14,6 @@ web process shares the same counts.
 
 from __future__ import annotations
 
-import heapq
 import ipaddress
 import itertools
 import threading
@@ -174,27 +173,50 @@ NEW_GAMES = Allowance(
 
 
 class Load:
-    """What each client's requests cost this process lately: milliseconds of its time,
-    decaying by half every ``half_life`` seconds. A client is the player of a verified
-    cookie, else the address (many players may share one)."""
+    """What each client's requests cost this process lately: milliseconds of its time in
+    all, decaying by half every ``half_life`` seconds, and a request's cost on average. A
+    client is the player of a verified cookie, else the address (many players may share
+    one)."""
 
     def __init__(self, half_life: float = 5.0):
         self.half_life = half_life
-        self._used: dict[str, tuple[float, float]] = {}  # client -> (ms, when)
+        self._used: dict[str, tuple[float, float, float]] = {}  # client -> (ms, when, mean)
         self._lock = threading.Lock()
 
     def used(self, client: str, now: float | None = None) -> float:
         now = time.monotonic() if now is None else now
-        ms, when = self._used.get(client, (0.0, now))
+        ms, when, _mean = self._used.get(client, (0.0, now, 0.0))
         return ms * 0.5 ** ((now - when) / self.half_life)
 
-    def spent(self, client: str, ms: float) -> None:
+    def request_ms(self, client: str) -> float:
+        """What one of this client's requests has cost lately, on average."""
+        return self._used.get(client, (0.0, 0.0, 0.0))[2]
+
+    def asked(self, client: str) -> float:
+        """Count a request as it arrives, at what this client's requests usually cost (1 ms
+        at least), so what a client asks counts whether or not it is served: a flood
+        that is mostly refused is not lighter than a player who is served. The estimate."""
+        estimate = max(1.0, self.request_ms(client))
         now = time.monotonic()
         with self._lock:
-            self._used[client] = (self.used(client, now) + ms, now)
-            if len(self._used) > 100_000:  # forget the lightest half
-                kept = sorted(self._used.items(), key=lambda item: item[1][0])[50_000:]
-                self._used = dict(kept)
+            _ms, _when, mean = self._used.get(client, (0.0, now, 0.0))
+            self._used[client] = (self.used(client, now) + estimate, now, mean)
+            self._forget()
+        return estimate
+
+    def spent(self, client: str, ms: float, estimate: float = 0.0) -> None:
+        """Count what a served request cost (less what ``asked`` counted for it)."""
+        now = time.monotonic()
+        with self._lock:
+            used, _when, mean = self._used.get(client, (0.0, now, ms))
+            mean = ms if mean == 0.0 else 0.8 * mean + 0.2 * ms
+            self._used[client] = (self.used(client, now) + ms - estimate, now, mean)
+            self._forget()
+
+    def _forget(self) -> None:
+        if len(self._used) > 100_000:  # forget the lightest half
+            kept = sorted(self._used.items(), key=lambda item: item[1][0])[50_000:]
+            self._used = dict(kept)
 
 
 class Slots:
@@ -202,29 +224,43 @@ class Slots:
 
     The server process runs one thread of Python at a time: with a dozen requests in hand,
     a move's few milliseconds of work take a dozen times as long. So at most ``size``
-    requests are worked on at once, and the others wait their turn, the client that used
-    the least lately first (a player making moves goes before a flood of costly pages). A
-    request waits at most ``max_wait`` seconds, and at most ``max_waiting`` wait at once
-    (past that the heaviest waiting is turned away): then it is refused, which also slows a
-    flood that asks again at once."""
+    requests are worked on at once, and of them at most ``costly_size`` from clients whose
+    requests cost much each (a move costs a few milliseconds; a flood's replay of a long
+    game, tens): a cheap request then shares the interpreter with one costly one at most.
+    The others wait their turn, the client that used the least lately first. A request
+    waits at most ``max_wait`` seconds, and at most ``max_waiting`` wait at once (past that
+    the heaviest waiting is turned away): then it is refused, which also slows a flood that
+    asks again at once."""
 
-    def __init__(self, size: int = 3, max_wait: float = 1.0, max_waiting: int = 32):
+    def __init__(
+        self, size: int = 2, costly_size: int = 1, max_wait: float = 1.0, max_waiting: int = 32
+    ):
         self.size = size
+        self.costly_size = costly_size
         self.max_wait = max_wait
         self.max_waiting = max_waiting
         self.busy = 0
-        self._waiting: list[tuple[float, int]] = []  # (priority, ticket), lightest first
+        self.costly_busy = 0
+        self._waiting: list[tuple[float, int, bool]] = []  # (priority, ticket, costly)
         self._refused: set[int] = set()
         self._tickets = itertools.count()
         self._changed = threading.Condition()
 
-    def enter(self, priority: float) -> bool:
-        """Wait for a turn; False when refused (waited too long, or turned away)."""
+    def _fits(self, costly: bool) -> bool:
+        return self.busy < self.size and (not costly or self.costly_busy < self.costly_size)
+
+    def _take(self, costly: bool) -> bool:
+        self.busy += 1
+        self.costly_busy += costly
+        return True
+
+    def enter(self, priority: float, costly: bool = False) -> bool:
+        """Wait for a turn; False when refused (waited too long, or turned away). A True
+        must be followed by ``leave(costly)``."""
         with self._changed:
-            if self.busy < self.size and not self._waiting:
-                self.busy += 1
-                return True
-            ticket = (priority, next(self._tickets))
+            if self._fits(costly) and not self._waiting:
+                return self._take(costly)
+            ticket = (priority, next(self._tickets), costly)
             if len(self._waiting) >= self.max_waiting:
                 heaviest = max(self._waiting)
                 if heaviest < ticket:
@@ -232,28 +268,30 @@ class Slots:
                 self._waiting.remove(heaviest)
                 self._refused.add(heaviest[1])
                 self._changed.notify_all()
-            heapq.heappush(self._waiting, ticket)
+            self._waiting.append(ticket)
+            self._waiting.sort()
             deadline = time.monotonic() + self.max_wait
             while True:
                 if ticket[1] in self._refused:
                     self._refused.discard(ticket[1])
                     return False
-                if self.busy < self.size and self._waiting[0] == ticket:
-                    heapq.heappop(self._waiting)
-                    self.busy += 1
+                # The lightest waiting request that fits now goes first.
+                first = next((held for held in self._waiting if self._fits(held[2])), None)
+                if first == ticket:
+                    self._waiting.remove(ticket)
                     self._changed.notify_all()
-                    return True
+                    return self._take(costly)
                 left = deadline - time.monotonic()
                 if left <= 0:
                     self._waiting.remove(ticket)
-                    heapq.heapify(self._waiting)
                     self._changed.notify_all()
                     return False
                 self._changed.wait(left)
 
-    def leave(self) -> None:
+    def leave(self, costly: bool = False) -> None:
         with self._changed:
             self.busy -= 1
+            self.costly_busy -= costly
             self._changed.notify_all()
 
 
@@ -262,6 +300,10 @@ class LoadGate:
     of it, and refuses one whose turn did not come (plain text, next to nothing to make). A
     solver socket does not take a turn for its whole life (they are capped on their own,
     webapp/live.py), nor does a static file."""
+
+    #: A client whose requests cost more than this on average (ms of the server's time)
+    #: takes the costly lane: a move costs 2-5; a replay of a long game, tens.
+    COSTLY_MS = 8.0
 
     def __init__(self, app: Flask, wsgi_app: Any, slots: Slots):
         self.app = app
@@ -277,7 +319,10 @@ class LoadGate:
             or environ.get("HTTP_UPGRADE", "").lower() == "websocket"
         ):
             return self.wsgi_app(environ, start_response)
-        if not self.slots.enter(load.used(key)):
+        environ["puzzlelab.estimate"] = load.asked(key)
+        priority = load.used(key)
+        costly = load.request_ms(key) > self.COSTLY_MS
+        if not self.slots.enter(priority, costly):
             start_response(
                 "429 Too Many Requests",
                 [
@@ -287,7 +332,7 @@ class LoadGate:
                 ],
             )
             return [BUSY_MESSAGE.encode()]
-        turn = environ["puzzlelab.turn"] = Turn(self.slots, load.used(key))
+        turn = environ["puzzlelab.turn"] = Turn(self.slots, priority, costly)
         try:
             return ClosingIterator(self.wsgi_app(environ, start_response), turn.end)
         except BaseException:
@@ -310,15 +355,16 @@ class Turn:
     """One request's turn in ``Slots``: given back when its answer is sent, and for the time
     the request waits on a solver's child (``outside``)."""
 
-    def __init__(self, slots: Slots, priority: float):
+    def __init__(self, slots: Slots, priority: float, costly: bool = False):
         self.slots = slots
         self.priority = priority
+        self.costly = costly
         self.held = True
 
     def end(self) -> None:
         if self.held:
             self.held = False
-            self.slots.leave()
+            self.slots.leave(self.costly)
 
     @contextmanager
     def outside(self) -> Iterator[None]:
@@ -327,7 +373,30 @@ class Turn:
             yield
         finally:
             # Back in line, ahead of no one: if no turn comes, the answer is still given.
-            self.held = self.slots.enter(self.priority) or self.held
+            self.held = self.slots.enter(self.priority, self.costly) or self.held
+
+
+@contextmanager
+def socket_turn() -> Iterator[bool]:
+    """A turn for a solver socket's opening work (its snapshot: a socket is not counted in
+    turns for its whole life): yields False, doing nothing, when the site is too busy."""
+    gate = current_app.extensions.get("puzzlelab.gate")
+    if gate is None:
+        yield True
+        return
+    load: Load = current_app.extensions["puzzlelab.load"]
+    key = request.environ.get("puzzlelab.load_key") or client_key()
+    estimate = load.asked(key)
+    costly = load.request_ms(key) > gate.COSTLY_MS
+    if not gate.slots.enter(load.used(key), costly):
+        yield False
+        return
+    started = time.thread_time()
+    try:
+        yield True
+    finally:
+        gate.slots.leave(costly)
+        load.spent(key, (time.thread_time() - started) * 1000, estimate)
 
 
 @contextmanager
@@ -371,7 +440,8 @@ def _charge_clock(_error: BaseException | None) -> None:
     if started is None or client is None:
         return
     spent = (time.thread_time() - started) * 1000
-    current_app.extensions["puzzlelab.load"].spent(client, spent)
+    estimate = request.environ.get("puzzlelab.estimate", 0.0)
+    current_app.extensions["puzzlelab.load"].spent(client, spent, estimate)
     CPU.charge(round(spent))
 
 
@@ -400,9 +470,12 @@ def init_app(app: Flask) -> None:
     app.extensions["puzzlelab.load"] = Load()
     if app.config.get("LOAD_SHEDDING", not app.testing) not in (False, "false", "0", 0):
         slots = Slots(
-            int(app.config.get("LOAD_SLOTS", 3)), float(app.config.get("LOAD_MAX_WAIT", 1.0))
+            int(app.config.get("LOAD_SLOTS", 2)),
+            int(app.config.get("LOAD_COSTLY_SLOTS", 1)),
+            float(app.config.get("LOAD_MAX_WAIT", 1.0)),
         )
-        app.wsgi_app = LoadGate(app, app.wsgi_app, slots)  # type: ignore[method-assign]
+        gate = app.extensions["puzzlelab.gate"] = LoadGate(app, app.wsgi_app, slots)
+        app.wsgi_app = gate  # type: ignore[method-assign]
     if proxies:
         # The address and the scheme only: the Host header is the browser's own (the socket
         # checks its Origin against it), and docs/nginx.conf passes it through unchanged.
@@ -412,7 +485,10 @@ def init_app(app: Flask) -> None:
         client_key,
         app=app,
         storage_uri=storage,
-        strategy="moving-window",
+        # Two counters a limit (limits' sliding window counter): a moving window keeps an entry
+        # per unit, so counting move bytes kept up to 400,000 per client, and expiring them
+        # took a seventh of the server's time under a flood of long moves.
+        strategy="sliding-window-counter",
         key_prefix="puzzlelab",
         enabled=bool(app.config.get("BUDGETS", True)),
         # Redis down must not stop play (moves need only the database): the budgets fall

@@ -17,7 +17,7 @@ from flask import Blueprint, Flask, current_app, render_template, request
 from flask_sock import ConnectionClosed, Sock
 
 from webapp import games
-from webapp.budgets import client_key, waiting_elsewhere
+from webapp.budgets import client_key, socket_turn, waiting_elsewhere
 from webapp.errors import BadRequest
 from webapp.levels import Found, find_level, load_play, play_context, save_play
 from webapp.play import Play
@@ -275,7 +275,13 @@ def solve_socket(ws: Any, game_name: str, collection: str, ident: str, job_id: s
         return
     get_runner().watch(job)
     try:
-        stream(ws, found, job, float(config.get("SOCKET_IDLE_SECONDS", IDLE_SECONDS)))
+        with socket_turn() as turned:
+            if not turned:  # the site is too busy even to draw the panel: the page retries
+                ws.close(reason=1013, message="the site is busy; this page retries")
+                return
+            snapshot = job.version, render_stream(found, job)
+        idle = float(config.get("SOCKET_IDLE_SECONDS", IDLE_SECONDS))
+        stream(ws, found, job, idle, snapshot)
     except (ConnectionClosed, ConnectionError, TimeoutError):
         pass  # the page went away, or its connection was reset mid-send: nothing to report
     finally:
@@ -283,11 +289,17 @@ def solve_socket(ws: Any, game_name: str, collection: str, ident: str, job_id: s
         get_runner().unwatch(job)
 
 
-def stream(ws: Any, found: Found, job: Job, idle_seconds: float = IDLE_SECONDS) -> None:
+def stream(
+    ws: Any,
+    found: Found,
+    job: Job,
+    idle_seconds: float = IDLE_SECONDS,
+    snapshot: tuple[int, str] | None = None,
+) -> None:
     # The version is read before the snapshot is rendered: a change landing in between is then
     # sent next, where reading it after would have lost it (and left the page "running").
-    seen = job.version
-    ws.send(render_stream(found, job))
+    seen, first = snapshot or (job.version, render_stream(found, job))
+    ws.send(first)
     sent_at = active_at = time.monotonic()
     window_start, window_count = time.monotonic(), 0
     wait = LIVELY_WAIT
