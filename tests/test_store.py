@@ -116,9 +116,12 @@ def test_a_save_checked_against_a_game_that_changed_meanwhile_is_refused(store, 
     assert store.best("q", *KEY) is None
 
 
-def test_two_apps_on_one_database_never_overwrite_each_others_moves(tmp_path, database):
+def test_two_apps_on_one_database_never_overwrite_each_others_moves(
+    tmp_path, database, monkeypatch
+):
     """Two web processes (here two apps, each with its own caches) serve one player's two
-    tabs: a move saved through one is never lost to a save through the other."""
+    tabs: a move saved through one while the other works on its own is never lost, and the
+    other's save is refused (409, the page reloads), on SQLite and PostgreSQL alike."""
     settings = {"DATABASE_URL": database} if database.startswith("postgresql") else {}
     apps = [
         create_app(
@@ -133,25 +136,30 @@ def test_two_apps_on_one_database_never_overwrite_each_others_moves(tmp_path, da
         for name in ("one", "two")
     ]
     first, second = (app.test_client() for app in apps)
-    tab_a = Player(first, "/sokoban/first-steps/2")
+    Player(first, "/sokoban/first-steps/2")  # tab A: its move comes from another process below
     second.set_cookie("puzzlelab", first.get_cookie("puzzlelab").value)
-    tab_b = Player(second, "/sokoban/first-steps/2")  # loads (and keeps) the empty game
-    assert '<b id="count-moves">1</b>' in tab_a.act("move", moves="d").text
-    answer = tab_b.act("move", moves="r")
-    if answer.status_code == 409:
-        # Tab B's process held an out-of-date copy (SQLite's Recent): refused, and the page
-        # reloads to show tab A's move; the move is played again from there.
-        assert answer.headers["HX-Refresh"] == "true"
-        assert '<b id="count-moves">1</b>' in second.get("/sokoban/first-steps/2").text
-        answer = tab_b.act("move", moves="r")
-    assert answer.status_code == 200 and '<b id="count-moves">2</b>' in answer.text
+    tab_b = Player(second, "/sokoban/first-steps/2")
     with first.session_transaction() as session:
         player = session["player"]
     if settings:
-        reader: Store = PostgresStore(PostgresConnections(database, size=1))
+        elsewhere: Store = PostgresStore(PostgresConnections(database, size=1))
     else:
-        reader = Store(connect(database))  # no cache: what the database holds
-    assert reader.load_game(player, "sokoban", "first-steps/2").history == ["d", "R"]
+        elsewhere = Store(connect(database))  # no cache: what the database holds
+    save = Store.save_game
+
+    def meanwhile(store: Store, *args, **kwargs) -> None:
+        # Tab A's move lands through the other process while tab B's is being worked on.
+        monkeypatch.setattr(Store, "save_game", save)
+        elsewhere.save_game(player, "sokoban", "first-steps/2", SavedGame(["d"], 1))
+        save(store, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "save_game", meanwhile)
+    answer = tab_b.act("move", moves="r")
+    assert answer.status_code == 409 and answer.headers["HX-Refresh"] == "true"
+    assert '<b id="count-moves">1</b>' in second.get("/sokoban/first-steps/2").text
+    answer = tab_b.act("move", moves="r")  # played again from tab A's position
+    assert answer.status_code == 200 and '<b id="count-moves">2</b>' in answer.text
+    assert elsewhere.load_game(player, "sokoban", "first-steps/2").history == ["d", "R"]
 
 
 def test_the_undo_cursor_is_kept_and_started_counts_only_games_with_moves(store, open_store):
