@@ -114,3 +114,18 @@ def test_slow_headers_from_several_addresses_cannot_hold_every_thread(tmp_path):
         finally:
             for sock in held:
                 sock.close()
+
+
+def test_a_browsers_idle_connections_are_not_counted_as_slow_headers(tmp_path):
+    """A browser opens connections ahead of need and sends nothing on them for a while:
+    they are not sending headers piece by piece, and its requests still go through."""
+    with serving(tmp_path, HEADER_SECONDS="30", HEADER_WAITS_PER_CLIENT="2") as server:
+        idle = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(6)]
+        try:
+            time.sleep(0.3)
+            for _ in range(3):
+                with urllib.request.urlopen(server.url + "/", timeout=10) as answer:
+                    assert answer.status == 200
+        finally:
+            for sock in idle:
+                sock.close()

@@ -485,10 +485,10 @@ def init_app(app: Flask) -> None:
         client_key,
         app=app,
         storage_uri=storage,
-        # Two counters a limit (limits' sliding window counter): a moving window keeps an entry
+        # One counter a limit and window: a moving window keeps an entry
         # per unit, so counting move bytes kept up to 400,000 per client, and expiring them
         # took a seventh of the server's time under a flood of long moves.
-        strategy="sliding-window-counter",
+        strategy="fixed-window",
         key_prefix="puzzlelab",
         enabled=bool(app.config.get("BUDGETS", True)),
         # Redis down must not stop play (moves need only the database): the budgets fall

@@ -17,6 +17,7 @@ import os
 import socket
 import threading
 import time
+from typing import Any
 
 from gunicorn.workers.gthread import ThreadWorker
 
@@ -28,9 +29,10 @@ HEADER_SECONDS = float(os.environ.get("PUZZLE_LAB_HEADER_SECONDS", "5"))
 #: to a host at most, and a solve's socket holds one more; behind a proxy every request comes
 #: from the proxy's address, so set it to 0 there and let the proxy cap its clients.
 THREADS_PER_CLIENT = int(os.environ.get("PUZZLE_LAB_THREADS_PER_CLIENT", "16"))
-#: Threads one client address may hold while they wait for its headers (0: no cap). A
-#: browser sends its headers at once, so more than a few waiting at a time is a client that
-#: holds threads on purpose: ten such addresses at 16 threads each held all 128 before.
+#: Connections one client address may keep sending their headers piece by piece (0: no
+#: cap). A browser sends a request's headers in one piece (and may hold a few connections
+#: open that have sent nothing yet, which are not counted), so a client with more than a
+#: few part-way holds threads on purpose: ten such addresses at 16 threads each held all 128.
 #: Off with THREADS_PER_CLIENT=0: behind a proxy, which sends whole requests, every
 #: connection comes from the proxy's address.
 HEADER_WAITS_PER_CLIENT = int(os.environ.get("PUZZLE_LAB_HEADER_WAITS_PER_CLIENT", "4"))
@@ -43,8 +45,11 @@ class HeaderTimedSocket(socket.socket):
     deadline: float | None = None
     #: True once the deadline passed: the connection is then closed at once.
     timed_out = False
-    #: The client whose headers this connection is counted as awaiting, if any.
+    #: The client whose headers this connection is counted as sending piece by piece.
     awaited_for: str | None = None
+    #: Called with the first piece of a request that does not hold all its headers: whether
+    #: the connection may go on (the worker's count of such connections per client).
+    partial: Any = None
 
     def recv(self, size: int, flags: int = 0) -> bytes:
         if self.deadline is None:
@@ -53,9 +58,20 @@ class HeaderTimedSocket(socket.socket):
         if left > 0:
             self.settimeout(left)
             try:
-                return super().recv(size, flags)
+                data = super().recv(size, flags)
             except TimeoutError:
                 pass
+            else:
+                if (
+                    data
+                    and self.partial is not None
+                    and b"\r\n\r\n" not in data
+                    and not self.partial(self)
+                ):
+                    self.timed_out = True
+                    return b""  # too many part-way from this client: dropped at once
+                self.partial = None  # counted once, or whole at once: not counted
+                return data
             finally:
                 self.settimeout(None)
         self.timed_out = True
@@ -76,11 +92,8 @@ class Worker(ThreadWorker):
         client = address_key(address)  # an IPv6 client is its /56, as for the budgets
         with self.busy_lock:
             held = self.busy.get(client, 0)
-            awaiting = self.awaiting.get(client, 0)
             if THREADS_PER_CLIENT and held >= THREADS_PER_CLIENT:
                 refused = True
-            elif THREADS_PER_CLIENT and 0 < HEADER_WAITS_PER_CLIENT <= awaiting:
-                refused = True  # its other connections are still sending their headers
             else:
                 refused = False
                 self.busy[client] = held + 1
@@ -106,9 +119,8 @@ class Worker(ThreadWorker):
         if timed:
             # The clock starts when a thread takes the connection up to read a request.
             conn.sock.deadline = time.monotonic() + HEADER_SECONDS
-            with self.busy_lock:
-                _count(self.awaiting, client, 1)
-            conn.sock.awaited_for = client
+            if THREADS_PER_CLIENT and HEADER_WAITS_PER_CLIENT:
+                conn.sock.partial = lambda sock: self._part_way(sock, client)
         try:
             return super().handle(conn)
         finally:
@@ -118,6 +130,15 @@ class Worker(ThreadWorker):
                 # close drains it on the main thread, and must not wait there for a silent
                 # client (it would stall every other connection meanwhile).
                 conn.sock.deadline = 0.0 if conn.sock.timed_out else None
+
+    def _part_way(self, sock: HeaderTimedSocket, client: str) -> bool:
+        """Count ``sock`` as sending its client's headers piece by piece, if there is room."""
+        with self.busy_lock:
+            if self.awaiting.get(client, 0) >= HEADER_WAITS_PER_CLIENT:
+                return False
+            _count(self.awaiting, client, 1)
+        sock.awaited_for = client
+        return True
 
     def _headers_in(self, sock: HeaderTimedSocket) -> None:
         """No longer count ``sock`` as awaiting its client's headers."""
