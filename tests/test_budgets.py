@@ -472,3 +472,23 @@ def test_a_socket_takes_a_turn_for_its_snapshot(tmp_path):
         slots.size = 0  # the site is too busy: no snapshot is drawn, the page retries
         with socket_turn() as turned:
             assert not turned
+
+
+def test_a_light_clients_request_is_never_the_one_turned_away():
+    import threading
+
+    from webapp.budgets import Slots
+
+    slots = Slots(size=1, max_wait=5.0, max_waiting=1)
+    assert slots.enter(0.0)
+    answers: list[str] = []
+    player = threading.Thread(
+        target=lambda: answers.append(f"player {slots.enter(300.0, patient=True)}")
+    )
+    player.start()
+    time.sleep(0.2)
+    assert not slots.enter(200.0)  # lighter, but the queue is full of patient requests
+    slots.leave()
+    player.join(5)
+    assert answers == ["player True"]
+    slots.leave()

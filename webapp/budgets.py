@@ -243,6 +243,7 @@ class Slots:
         self.costly_busy = 0
         self._waiting: list[tuple[float, int, bool]] = []  # (priority, ticket, costly)
         self._refused: set[int] = set()
+        self._patient: set[int] = set()
         self._tickets = itertools.count()
         self._changed = threading.Condition()
 
@@ -254,39 +255,52 @@ class Slots:
         self.costly_busy += costly
         return True
 
-    def enter(self, priority: float, costly: bool = False) -> bool:
-        """Wait for a turn; False when refused (waited too long, or turned away). A True
-        must be followed by ``leave(costly)``."""
+    def enter(self, priority: float, costly: bool = False, patient: bool = False) -> bool:
+        """Wait for a turn; False when refused (waited too long, or turned away). A
+        ``patient`` request (a light client's) waits five times as long and is never the one
+        turned away. A True must be followed by ``leave(costly)``."""
         with self._changed:
             if self._fits(costly) and not self._waiting:
                 return self._take(costly)
             ticket = (priority, next(self._tickets), costly)
             if len(self._waiting) >= self.max_waiting:
-                heaviest = max(self._waiting)
-                if heaviest < ticket:
+                heaviest = max(
+                    (held for held in self._waiting if held[1] not in self._patient),
+                    default=None,
+                )
+                if heaviest is None or (heaviest < ticket and not patient):
                     return False
                 self._waiting.remove(heaviest)
                 self._refused.add(heaviest[1])
                 self._changed.notify_all()
             self._waiting.append(ticket)
             self._waiting.sort()
-            deadline = time.monotonic() + self.max_wait
-            while True:
-                if ticket[1] in self._refused:
-                    self._refused.discard(ticket[1])
-                    return False
-                # The lightest waiting request that fits now goes first.
-                first = next((held for held in self._waiting if self._fits(held[2])), None)
-                if first == ticket:
-                    self._waiting.remove(ticket)
-                    self._changed.notify_all()
-                    return self._take(costly)
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    self._waiting.remove(ticket)
-                    self._changed.notify_all()
-                    return False
-                self._changed.wait(left)
+            if patient:
+                self._patient.add(ticket[1])
+            try:
+                return self._wait(ticket, costly, self.max_wait * (5 if patient else 1))
+            finally:
+                self._patient.discard(ticket[1])
+
+    def _wait(self, ticket: tuple[float, int, bool], costly: bool, seconds: float) -> bool:
+        """Wait in line (``enter`` holds the lock) until ``ticket``'s turn, or refusal."""
+        deadline = time.monotonic() + seconds
+        while True:
+            if ticket[1] in self._refused:
+                self._refused.discard(ticket[1])
+                return False
+            # The lightest waiting request that fits now goes first.
+            first = next((held for held in self._waiting if self._fits(held[2])), None)
+            if first == ticket:
+                self._waiting.remove(ticket)
+                self._changed.notify_all()
+                return self._take(costly)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._waiting.remove(ticket)
+                self._changed.notify_all()
+                return False
+            self._changed.wait(left)
 
     def leave(self, costly: bool = False) -> None:
         with self._changed:
@@ -304,6 +318,10 @@ class LoadGate:
     #: A client whose requests cost more than this on average (ms of the server's time)
     #: takes the costly lane: a move costs 2-5; a replay of a long game, tens.
     COSTLY_MS = 8.0
+    #: A client that asked less than this of the server lately (ms, halving every 5 s) is
+    #: light: a player making ten moves a second stays near 400. Its requests wait longer
+    #: for their turn and are never the ones turned away.
+    LIGHT_MS = 1000.0
 
     def __init__(self, app: Flask, wsgi_app: Any, slots: Slots):
         self.app = app
@@ -322,7 +340,7 @@ class LoadGate:
         environ["puzzlelab.estimate"] = load.asked(key)
         priority = load.used(key)
         costly = load.request_ms(key) > self.COSTLY_MS
-        if not self.slots.enter(priority, costly):
+        if not self.slots.enter(priority, costly, patient=priority < self.LIGHT_MS):
             start_response(
                 "429 Too Many Requests",
                 [
