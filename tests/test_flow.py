@@ -228,6 +228,24 @@ def test_a_solve_too_quick_to_chart_draws_no_lines_and_a_longer_one_has_axes():
     drawn = chart(job)
     assert drawn["seconds"] == 2.0 and drawn["states"] == 20_000
     assert drawn["expanded"].endswith("300.0,0.0") and drawn["frontier"].endswith("300.0,56.0")
+    assert drawn["start"] == 0.0  # every sample kept: the axis starts at 0 s
+
+
+def test_a_long_solves_chart_starts_at_its_oldest_sample_kept():
+    """The history keeps the last samples only; a 44 s solve must fill the chart's width,
+    labelled from its oldest sample, not leave its left part empty under a 0 s label."""
+    from webapp.runner import HISTORY_POINTS, Job, Request
+    from webapp.watch import chart
+
+    job = Job(id="c", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
+    job.history.extend((t / 5, 100 * t, 10 * t) for t in range(1, 221))  # 0.2 s to 44 s
+    assert len(job.history) == HISTORY_POINTS
+    drawn = chart(job)
+    oldest = job.history[0][0]
+    assert oldest > 20 and drawn["start"] == oldest and drawn["seconds"] == 44.0
+    assert drawn["expanded"].startswith("0.0,") and drawn["expanded"].split()[-1].startswith(
+        "300.0,"
+    )
 
 
 def test_a_bad_picture_upload_returns_to_the_puzzle_with_the_message(client):

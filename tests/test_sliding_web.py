@@ -207,3 +207,16 @@ def test_the_app_prebuilds_the_15_puzzle_tables_in_a_child_process(tmp_path, mon
     ((*command, game, folder),) = started
     assert command[1:] == ["-m", "webapp", "tables"] and game == "sliding"
     assert folder == app.instance_path
+
+
+def test_every_link_in_a_shuffled_puzzles_breadcrumb_leads_somewhere(client):
+    """A shuffled puzzle is in no collection: its breadcrumb names its kind of level without
+    linking to /sliding/p/, which is no page."""
+    page = client.get("/sliding/p/3x3-123405786")
+    crumbs = re.search(r'<nav class="crumbs".*?</nav>', page.text, re.S).group(0)
+    links = re.findall(r'href="([^"]+)"', crumbs)
+    assert "/sliding/p/" not in links and links
+    for link in links:
+        assert client.get(link).status_code == 200, link
+    level = client.get("/sliding/fifteen/10").text
+    assert 'href="/sliding/fifteen/"' in level  # a collection's level still links to it

@@ -44,6 +44,14 @@ class Found:
     total: int = 0
 
     @property
+    def collection_path(self) -> str | None:
+        """The page of the collection this level is in; None for a level in none (a pasted
+        level, a position code: ``/<game>/p/`` is no page)."""
+        if self.ref.collection in (CUSTOM, POSITION):
+            return None
+        return f"/{self.game.name}/{self.ref.collection}/"
+
+    @property
     def board_key(self) -> str:
         """The key of this board among a player's solves, e.g. ``<game>/<collection>/3``."""
         return f"{self.game.name}/{self.ref.key}"

@@ -26,14 +26,27 @@ def chart(job: Job, width: int = 300, height: int = 80) -> dict[str, Any]:
     t_max = max((h[0] for h in history), default=0.0)
     if len(history) < CHART_POINTS or t_max < CHART_SECONDS:
         return {}
+    # The history keeps its last samples only: once it has let the first go, the time axis
+    # starts at the oldest one kept, not at 0 (a long solve would chart only its right end).
+    full = job.history.maxlen is not None and len(history) >= job.history.maxlen
+    start = history[0][0] if full else 0.0
+    span = (t_max - start) or 1.0
     top = max(max(h[1], h[2]) for h in history) or 1
     lines = {
         name: " ".join(
-            f"{h[0] / t_max * width:.1f},{height - h[index] / top * height:.1f}" for h in history
+            f"{(h[0] - start) / span * width:.1f},{height - h[index] / top * height:.1f}"
+            for h in history
         )
         for name, index in (("expanded", 1), ("frontier", 2))
     }
-    return {**lines, "seconds": t_max, "states": top, "width": width, "height": height}
+    return {
+        **lines,
+        "start": start,
+        "seconds": t_max,
+        "states": top,
+        "width": width,
+        "height": height,
+    }
 
 
 def short_count(value: float) -> str:
