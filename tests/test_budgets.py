@@ -492,3 +492,44 @@ def test_a_light_clients_request_is_never_the_one_turned_away():
     player.join(5)
     assert answers == ["player True"]
     slots.leave()
+
+
+def test_a_slow_upload_holds_no_turn_while_its_body_comes_in(tmp_path):
+    """A client sending a picture slowly must not hold one of the few turns meanwhile: its
+    body is read before it takes one."""
+    import threading
+
+    from werkzeug.test import EnvironBuilder
+
+    app = app_with(tmp_path, LOAD_SHEDDING=True)
+    gate = app.extensions["puzzlelab.gate"]
+    reading, release = threading.Event(), threading.Event()
+    body = (
+        b'--x\r\nContent-Disposition: form-data; name="back"\r\n\r\n/sliding/p/3x3-1\r\n--x--\r\n'
+    )
+
+    class Trickle:
+        """A body that comes in only when released, as from a slow phone."""
+
+        def read(self, size: int = -1) -> bytes:
+            reading.set()
+            release.wait(10)
+            return body
+
+    environ = EnvironBuilder(
+        path="/sliding/picture",
+        method="POST",
+        content_type="multipart/form-data; boundary=x",
+        content_length=len(body),
+    ).get_environ()
+    environ["wsgi.input"] = Trickle()
+    statuses: list[str] = []
+    sender = threading.Thread(
+        target=lambda: b"".join(gate(environ, lambda status, headers: statuses.append(status)))
+    )
+    sender.start()
+    assert reading.wait(10)
+    assert gate.slots.busy == 0  # the body is still coming in: no turn is taken
+    release.set()
+    sender.join(10)
+    assert statuses and statuses[0].startswith("403")  # on to the app (which wants a token)

@@ -14,6 +14,7 @@ web process shares the same counts.
 
 from __future__ import annotations
 
+import io
 import ipaddress
 import itertools
 import threading
@@ -337,6 +338,7 @@ class LoadGate:
             or environ.get("HTTP_UPGRADE", "").lower() == "websocket"
         ):
             return self.wsgi_app(environ, start_response)
+        self.read_body(environ)
         environ["puzzlelab.estimate"] = load.asked(key)
         priority = load.used(key)
         costly = load.request_ms(key) > self.COSTLY_MS
@@ -356,6 +358,21 @@ class LoadGate:
         except BaseException:
             turn.end()
             raise
+
+    def read_body(self, environ: dict[str, Any]) -> None:
+        """Read a request's body before it takes a turn: a slow client sending a picture
+        would otherwise hold one of the few turns for as long as it likes. Only a body the
+        app reads whole anyway: an upload within the app's size limit, anything else within
+        the form limit (a larger one the app refuses unread)."""
+        try:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return
+        upload = environ.get("CONTENT_TYPE", "").startswith("multipart/form-data")
+        setting = "MAX_CONTENT_LENGTH" if upload else "MAX_FORM_MEMORY_SIZE"
+        if not 0 < length <= (self.app.config.get(setting) or 0):
+            return
+        environ["wsgi.input"] = io.BytesIO(environ["wsgi.input"].read(length))
 
     def client(self, environ: dict[str, Any]) -> str:
         cookies = environ.get("HTTP_COOKIE", "")
