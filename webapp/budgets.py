@@ -27,7 +27,6 @@ from typing import Any
 from flask import Flask, Response, current_app, g, request, session
 from flask_limiter import Limiter
 from limits import parse
-from limits.strategies import FixedWindowRateLimiter
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.wsgi import ClosingIterator
 
@@ -105,14 +104,8 @@ class Allowance:
         limits = limiter()
         if not limits.enabled:
             return None
-        budget = parse(current_app.config.get(self.setting) or self.default)
-        counter = current_app.extensions.get("puzzlelab.costs")
-        if counter is None:
-            # Fixed windows: a cost is one increment (a moving window keeps an entry per unit).
-            counter = current_app.extensions["puzzlelab.costs"] = FixedWindowRateLimiter(
-                limits.storage
-            )
-        return counter, budget
+        # The limiter's own strategy, fixed windows: a cost is one increment.
+        return limits.limiter, parse(current_app.config.get(self.setting) or self.default)
 
     def left(self) -> bool:
         """Whether this client's allowance is not yet spent."""
@@ -331,7 +324,6 @@ class LoadGate:
         self.cookie = app.config.get("SESSION_COOKIE_NAME", "session") + "="
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
-        load: Load = self.app.extensions["puzzlelab.load"]
         key = environ["puzzlelab.load_key"] = self.client(environ)
         if (
             environ.get("PATH_INFO", "").startswith("/static/")
@@ -339,10 +331,8 @@ class LoadGate:
         ):
             return self.wsgi_app(environ, start_response)
         self.read_body(environ)
-        environ["puzzlelab.estimate"] = load.asked(key)
-        priority = load.used(key)
-        costly = load.request_ms(key) > self.COSTLY_MS
-        if not self.slots.enter(priority, costly, patient=priority < self.LIGHT_MS):
+        turn = self.take(environ, key)
+        if turn is None:
             start_response(
                 "429 Too Many Requests",
                 [
@@ -352,12 +342,22 @@ class LoadGate:
                 ],
             )
             return [BUSY_MESSAGE.encode()]
-        turn = environ["puzzlelab.turn"] = Turn(self.slots, priority, costly)
+        environ["puzzlelab.turn"] = turn
         try:
             return ClosingIterator(self.wsgi_app(environ, start_response), turn.end)
         except BaseException:
             turn.end()
             raise
+
+    def take(self, environ: dict[str, Any], key: str) -> Turn | None:
+        """Count the request as asked, and wait for its turn; None when refused."""
+        load: Load = self.app.extensions["puzzlelab.load"]
+        environ["puzzlelab.estimate"] = load.asked(key)
+        priority = load.used(key)
+        costly = load.request_ms(key) > self.COSTLY_MS
+        if not self.slots.enter(priority, costly, patient=priority < self.LIGHT_MS):
+            return None
+        return Turn(self.slots, priority, costly)
 
     def read_body(self, environ: dict[str, Any]) -> None:
         """Read a request's body before it takes a turn: a slow client sending a picture
@@ -379,8 +379,7 @@ class LoadGate:
         start = cookies.find(self.cookie)
         if start >= 0 and (start == 0 or cookies[start - 1] in " ;"):
             value = cookies[start + len(self.cookie) :].split(";", 1)[0].strip()
-            player_of = getattr(self.app.session_interface, "player_of", None)
-            player = player_of(self.app, value) if player_of is not None else None
+            player = self.app.session_interface.player_of(self.app, value)
             if player:
                 return player
         return address_key(environ.get("REMOTE_ADDR", ""))
@@ -414,24 +413,20 @@ class Turn:
 @contextmanager
 def socket_turn() -> Iterator[bool]:
     """A turn for a solver socket's opening work (its snapshot: a socket is not counted in
-    turns for its whole life): yields False, doing nothing, when the site is too busy."""
-    gate = current_app.extensions.get("puzzlelab.gate")
+    turns for its whole life, and its time is charged when it closes): yields False, doing
+    nothing, when the site is too busy."""
+    gate: LoadGate | None = current_app.extensions.get("puzzlelab.gate")
     if gate is None:
         yield True
         return
-    load: Load = current_app.extensions["puzzlelab.load"]
-    key = request.environ.get("puzzlelab.load_key") or client_key()
-    estimate = load.asked(key)
-    costly = load.request_ms(key) > gate.COSTLY_MS
-    if not gate.slots.enter(load.used(key), costly):
+    turn = gate.take(request.environ, request.environ.get("puzzlelab.load_key") or client_key())
+    if turn is None:
         yield False
         return
-    started = time.thread_time()
     try:
         yield True
     finally:
-        gate.slots.leave(costly)
-        load.spent(key, (time.thread_time() - started) * 1000, estimate)
+        turn.end()
 
 
 @contextmanager

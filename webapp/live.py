@@ -96,10 +96,6 @@ class Sockets:
         closing.append(oldest[1])
         return True
 
-    def count(self) -> int:
-        with self._lock:
-            return len(self._open)
-
     def closed(self, ws: Any) -> None:
         with self._lock:
             self._open = [entry for entry in self._open if entry[1] is not ws]

@@ -248,9 +248,6 @@ class RedisRunner:
         self.keep_seconds = keep_seconds
         self.orphan_grace = orphan_grace
         self.admission = Admission(max_queued, per_owner, per_client_queued)
-        self.max_queued = max_queued
-        self.per_owner = per_owner
-        self.per_client_queued = per_client_queued
         self.jobs: dict[str, Job] = {}  # the solves this process mirrors
         self._seen: dict[str, int] = {}  # their Redis versions last read
         self._touched: dict[str, float] = {}

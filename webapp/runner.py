@@ -284,9 +284,6 @@ class Runner:
     ):
         self.max_running = max_running or os.cpu_count() or 2
         self.admission = Admission(max_queued, per_owner, per_client_queued, reserve)
-        self.max_queued = max_queued
-        self.per_owner = per_owner
-        self.per_client_queued = per_client_queued
         self.max_hints = max_hints
         self._turns = itertools.count()
         self._served: dict[str, int] = {}  # a client's last turn

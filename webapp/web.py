@@ -301,7 +301,7 @@ def paste(game_name: str) -> Response | tuple[str, int]:
             return _paste_error(game, message, text)
     kept = [(catalog.content_id(game, level), game.level_text(level)) for level in levels[:100]]
     # Priced by what is stored (a format may store more than was pasted), new levels only.
-    adding = sum(len(text.encode()) for level_id, text in kept if not _stored(game, level_id))
+    adding = sum(len(stored.encode()) for level_id, stored in kept if not _stored(game, level_id))
     if not budgets.LEVEL_BYTES.charge(adding):
         return _paste_error(game, budgets.LEVEL_BYTES.message, text)
     refs = []
