@@ -22,12 +22,12 @@ $(VENV)/.test: $(VENV)/.run
 warm: $(VENV)/.run
 	$(PY) -m webapp warm
 
-# One gunicorn process with threads, as webapp/serving.py sets it up: the solvers run in
+# One gunicorn process with threads, as webapp/ops/serving.py sets it up: the solvers run in
 # processes of their own; each WebSocket stream, and each new connection until its headers
 # are in (at most 5 s), holds a thread. Bound to this machine only: docs/DEPLOY.md puts a
 # proxy in front for the world.
 run: warm
-	$(VENV)/bin/gunicorn -c python:webapp.serving --bind $(HOST):$(PORT) wsgi:app
+	$(VENV)/bin/gunicorn -c python:webapp.ops.serving --bind $(HOST):$(PORT) wsgi:app
 
 # The scaled mode on this machine: Redis and PostgreSQL (files in instance/cluster/), WEB gunicorn
 # web processes serving on PORT and WORKERS solver workers; Ctrl+C stops them all.
@@ -37,7 +37,7 @@ WORKERS ?= 2
 REDIS_PORT ?= 6379
 PG_PORT ?= 5432
 cluster: warm
-	$(PY) -m webapp.cluster --web $(WEB) --workers $(WORKERS) --host $(HOST) --port $(PORT) \
+	$(PY) -m webapp.ops.cluster --web $(WEB) --workers $(WORKERS) --host $(HOST) --port $(PORT) \
 		--redis-port $(REDIS_PORT) --pg-port $(PG_PORT)
 
 # The Debian packages the tests need beyond Python: the program each provides, then the package

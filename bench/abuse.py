@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/abuse.py [--seconds 30]
 
-Starts its own server (gunicorn with webapp/serving.py, as `make run` does) on a free loopback
+Starts its own server (gunicorn with webapp/ops/serving.py, as `make run` does) on a free loopback
 port with a temporary instance folder. The abusers come from other loopback addresses than the
 player (127.0.0.2 and up), so the per-client budgets see them as other clients, as they would
 be. Every flood is bounded in count and time, sends only to this machine, and stops by itself.
@@ -375,7 +375,7 @@ def player(port: int, until: float, solve_at: float, report: dict) -> None:
 def serve(folder: str, port: int) -> subprocess.Popen:
     env = {**os.environ, "PUZZLE_LAB_INSTANCE": folder, "PUZZLE_LAB_PREBUILD_TABLES": "false"}
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", "python:webapp.serving"]
+        [sys.executable, "-m", "gunicorn", "-c", "python:webapp.ops.serving"]
         + ["--bind", f"127.0.0.1:{port}", "wsgi:app"],
         cwd=ROOT,
         env=env,

@@ -61,7 +61,7 @@ def _tree(roots: list[int]) -> list[int]:
 
 
 #: Which tier a process belongs to, by its command line.
-TIERS = (("redis-server", "redis"), ("postgres", "database"), ("webapp.worker", "workers"))
+TIERS = (("redis-server", "redis"), ("postgres", "database"), ("webapp.jobs.worker", "workers"))
 
 
 def cpu_seconds(roots: list[int]) -> dict[str, float]:
@@ -100,7 +100,7 @@ def serve_cluster(web: int, workers: int, **settings: str) -> Iterator[tuple[int
     env["PUZZLE_LAB_PREBUILD_TABLES"] = "false"
     env.update({f"PUZZLE_LAB_{name}": value for name, value in settings.items()})
     log = folder / "cluster.log"
-    command = [sys.executable, "-m", "webapp.cluster", "--web", str(web), "--workers",
+    command = [sys.executable, "-m", "webapp.ops.cluster", "--web", str(web), "--workers",
                str(workers), "--port", str(ports[0]), "--redis-port", str(ports[1]),
                "--pg-port", str(ports[2]), "--folder", str(folder / "cluster")]  # fmt: skip
     cluster = subprocess.Popen(

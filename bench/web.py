@@ -211,7 +211,7 @@ def serve(**settings: str) -> Iterator[int]:
                 "-m",
                 "gunicorn",
                 "-c",
-                "python:webapp.serving",
+                "python:webapp.ops.serving",
                 "--bind",
                 f"127.0.0.1:{port}",
                 "wsgi:app",

@@ -163,7 +163,7 @@ class Server:
                 "-m",
                 "gunicorn",
                 "-c",
-                "python:webapp.serving",
+                "python:webapp.ops.serving",
                 "--threads",
                 "16",
                 "--bind",

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import free_port
-from webapp.cluster import ROLE, newest_postgres_bin, run_postgres
+from webapp.ops.cluster import ROLE, newest_postgres_bin, run_postgres
 
 
 def server_binaries() -> Path:

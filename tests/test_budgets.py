@@ -31,7 +31,7 @@ def paste(client, token, **headers):
 
 
 def test_pastes_are_counted_per_client_whatever_the_cookie(budget_app, monkeypatch):
-    from webapp import budgets
+    from webapp.web import budgets
 
     monkeypatch.setitem(budgets.LIMITS, "web.paste", ("3 per hour", "Too many pastes."))
     app = create_app({"TESTING": True, "INSTANCE_PATH": budget_app.instance_path + "2"})
@@ -46,7 +46,7 @@ def test_pastes_are_counted_per_client_whatever_the_cookie(budget_app, monkeypat
 
 
 def test_uploads_and_solves_have_budgets_per_client(monkeypatch, tmp_path):
-    from webapp import budgets
+    from webapp.web import budgets
 
     monkeypatch.setitem(budgets.LIMITS, "web.upload_picture", ("1 per hour", "Too many pictures."))
     monkeypatch.setitem(budgets.LIMITS, "live.start_solve", ("1 per hour", "Too many solves."))
@@ -67,7 +67,7 @@ def test_uploads_and_solves_have_budgets_per_client(monkeypatch, tmp_path):
     again = client.post(level + "/solve", data={"algorithm": "bfs", "csrf_token": token})
     assert again.status_code == 429 and "Too many solves." in again.text
     with app.app_context():
-        from webapp.solvers import get_runner
+        from webapp.web.solvers import get_runner
 
         get_runner().shutdown()
 
@@ -96,7 +96,7 @@ def test_forty_players_behind_one_address_all_read_and_play(tmp_path):
 
 
 def test_reading_is_never_refused_and_a_flood_of_new_players_is(monkeypatch, tmp_path):
-    from webapp import budgets
+    from webapp.web import budgets
 
     monkeypatch.setattr(budgets, "NEW_PLAYERS", "2 per hour")
     app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
@@ -120,7 +120,7 @@ def test_reading_is_never_refused_and_a_flood_of_new_players_is(monkeypatch, tmp
 def test_a_browser_without_cookies_plays_in_its_page_and_is_told_it_is_not_kept(
     monkeypatch, tmp_path
 ):
-    from webapp import players
+    from webapp.web import players
 
     counted = []
     real = players.allow_new_player
@@ -174,7 +174,7 @@ def test_a_forged_or_foreign_token_makes_no_player(tmp_path):
 
 def test_an_ipv6_client_is_its_56():
     """A home is commonly given a /56: its 256 /64s are one client, not 256."""
-    from webapp.budgets import client_key
+    from webapp.web.budgets import client_key
 
     app = create_app({"TESTING": True, "INSTANCE_PATH": "/tmp/unused-budgets"})
     for address, key in (
@@ -189,7 +189,7 @@ def test_an_ipv6_client_is_its_56():
 
 
 def test_a_homes_many_ipv6_networks_share_one_budget(monkeypatch, tmp_path):
-    from webapp import budgets
+    from webapp.web import budgets
 
     monkeypatch.setitem(budgets.LIMITS, "web.paste", ("3 per hour", "Too many pastes."))
     app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
@@ -201,7 +201,7 @@ def test_a_homes_many_ipv6_networks_share_one_budget(monkeypatch, tmp_path):
 
 
 def test_forwarded_addresses_count_only_behind_the_configured_proxies(tmp_path):
-    from webapp.budgets import client_key
+    from webapp.web.budgets import client_key
 
     forwarded = {"X-Forwarded-For": "198.51.100.9"}
     direct = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path / "a")})
@@ -311,7 +311,7 @@ def test_pictures_are_priced_per_client_by_the_bytes_kept(tmp_path):
         assert upload_picture(other, token, picture(3)).status_code == 303
     finally:
         with app.app_context():
-            from webapp.solvers import get_runner
+            from webapp.web.solvers import get_runner
 
             get_runner().shutdown()
 
@@ -321,7 +321,7 @@ def test_requests_take_turns_the_lightest_client_first():
     the least lately first, and a heavy one waits in vain when light ones keep coming."""
     import threading
 
-    from webapp.budgets import Slots
+    from webapp.web.budgets import Slots
 
     slots = Slots(size=1, max_wait=5.0, max_waiting=2)
     assert slots.enter(0.0)  # one request being worked on
@@ -355,7 +355,7 @@ def test_costly_requests_take_one_lane_and_cheap_ones_pass_them():
     cheap request never shares the interpreter with more than one of them."""
     import threading
 
-    from webapp.budgets import Slots
+    from webapp.web.budgets import Slots
 
     slots = Slots(size=3, costly_size=1, max_wait=5.0)
     assert slots.enter(900.0, costly=True)  # a flood's costly request in hand
@@ -381,7 +381,7 @@ def test_costly_requests_take_one_lane_and_cheap_ones_pass_them():
 
 
 def test_a_turn_waits_only_so_long_and_is_given_up_while_waiting_elsewhere(tmp_path):
-    from webapp.budgets import LoadGate, Slots
+    from webapp.web.budgets import LoadGate, Slots
 
     slots = Slots(size=1, max_wait=0.2)
     assert slots.enter(0.0)
@@ -395,7 +395,7 @@ def test_a_turn_waits_only_so_long_and_is_given_up_while_waiting_elsewhere(tmp_p
 
     @app.get("/waits")
     def waits():
-        from webapp.budgets import waiting_elsewhere
+        from webapp.web.budgets import waiting_elsewhere
 
         seen.append(gate.slots.busy)
         with waiting_elsewhere():
@@ -418,7 +418,7 @@ def test_a_busy_site_refuses_with_a_plain_cheap_answer(tmp_path):
 
 
 def test_use_is_counted_per_client_and_decays():
-    from webapp.budgets import Load
+    from webapp.web.budgets import Load
 
     load = Load(half_life=1.0)
     load.spent("a", 400)
@@ -444,7 +444,7 @@ def test_players_behind_one_address_are_each_their_own_client_at_the_door(tmp_pa
 
 def test_what_a_client_asks_counts_whether_or_not_it_is_served():
     """A flood that is mostly refused must not look lighter than a player who is served."""
-    from webapp.budgets import Load
+    from webapp.web.budgets import Load
 
     load = Load()
     load.spent("flood", 30.0)  # its requests cost 30 ms
@@ -456,7 +456,7 @@ def test_what_a_client_asks_counts_whether_or_not_it_is_served():
 
 
 def test_a_socket_takes_a_turn_for_its_snapshot(tmp_path):
-    from webapp.budgets import socket_turn
+    from webapp.web.budgets import socket_turn
 
     app = app_with(tmp_path, LOAD_SHEDDING=True, LOAD_MAX_WAIT=0.05)
     slots = app.extensions["puzzlelab.gate"].slots
@@ -472,7 +472,7 @@ def test_a_socket_takes_a_turn_for_its_snapshot(tmp_path):
 def test_a_light_clients_request_is_never_the_one_turned_away():
     import threading
 
-    from webapp.budgets import Slots
+    from webapp.web.budgets import Slots
 
     slots = Slots(size=1, max_wait=5.0, max_waiting=1)
     assert slots.enter(0.0)

@@ -159,14 +159,14 @@ def test_warm_up_compiles_the_kernels_of_the_games_that_have_them():
     ],
 )
 def test_nonsense_limits_are_refused_with_their_name(flags, said, capsys):
-    from webapp.cli import main
+    from webapp.ops.cli import main
 
     assert main(["solve", "sokoban", str(LEVELS / "sokoban" / "microban.xsb"), *flags]) == 2
     assert said in capsys.readouterr().err
 
 
 def test_an_endless_file_is_refused_without_being_read_whole(capsys, monkeypatch):
-    from webapp import cli
+    from webapp.ops import cli
 
     monkeypatch.setattr(cli, "MAX_FILE_BYTES", 1_000_000)
     assert cli.main(["solve", "sokoban", "/dev/zero"]) == 2

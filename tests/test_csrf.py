@@ -14,8 +14,8 @@ import pytest
 from PIL import Image
 
 from tests.conftest import csrf_of
-from webapp.runner import wait_for
-from webapp.solvers import get_runner
+from webapp.jobs.embedded import wait_for
+from webapp.web.solvers import get_runner
 
 #: A cross-site page's origin, with a port, as a browser names it.
 EVIL = "http://evil.example:8080"

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 from tests.conftest import ROOT, Player
-from webapp.db import get_store
-from webapp.play import Turns
+from webapp.core.play import Turns
 from webapp.search import Limits, Result
+from webapp.web.database import get_store
 
 LEVEL = "/sokoban/microban/1"
 #: A solution of Microban 1 (33 moves, 8 pushes).
@@ -91,8 +91,8 @@ def test_a_win_from_a_replay_is_assisted_never_the_players_best(app, client):
 
 
 def finished_solve(app, client, moves: list[str], job_id: str = "done1"):
-    from webapp.runner import Job, Request
-    from webapp.solvers import get_runner
+    from webapp.jobs.embedded import Job, Request
+    from webapp.web.solvers import get_runner
 
     request = Request("sokoban", "", [], "bfs", Limits(), player_of(client), "sokoban/microban/1")
     job = Job(id=job_id, request=request, state="done")
@@ -175,7 +175,7 @@ def take(turns: Turns, number: int, order: list[tuple[int, bool]]) -> None:
 
 
 def test_an_answer_names_its_request_and_an_overtaken_one_is_not_played(client, monkeypatch):
-    from webapp import web
+    from webapp.web import pages as web
 
     monkeypatch.setattr(web.TURNS, "wait", 0.05)  # number 2 is held back below
     me = Player(client, "/sokoban/first-steps/3")
@@ -196,9 +196,9 @@ def test_an_answer_names_its_request_and_an_overtaken_one_is_not_played(client, 
 
 def test_playback_counts_in_the_figure_the_solver_optimised(app, client):
     from webapp.games.blocks import GAME
-    from webapp.runner import Job, Request
-    from webapp.solvers import get_runner
+    from webapp.jobs.embedded import Job, Request
     from webapp.solving import solve
+    from webapp.web.solvers import get_runner
 
     level = GAME.parse((ROOT / "levels" / "blocks" / "classics.txt").read_text())[0]
     result = solve(GAME, level, "path", limits=Limits(seconds=60))
@@ -217,8 +217,8 @@ def test_playback_counts_in_the_figure_the_solver_optimised(app, client):
 
 
 def test_a_solve_too_quick_to_chart_draws_no_lines_and_a_longer_one_has_axes():
-    from webapp.runner import Job, Request
-    from webapp.watch import chart
+    from webapp.jobs.embedded import Job, Request
+    from webapp.web.watch import chart
 
     job = Job(id="c", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
     job.history.extend([(0.0, 0, 1), (0.01, 500, 0)])  # the "X": up, and down to nothing
@@ -234,8 +234,8 @@ def test_a_solve_too_quick_to_chart_draws_no_lines_and_a_longer_one_has_axes():
 def test_a_long_solves_chart_starts_at_its_oldest_sample_kept():
     """The history keeps the last samples only; a 44 s solve must fill the chart's width,
     labelled from its oldest sample, not leave its left part empty under a 0 s label."""
-    from webapp.runner import HISTORY_POINTS, Job, Request
-    from webapp.watch import chart
+    from webapp.jobs.embedded import HISTORY_POINTS, Job, Request
+    from webapp.web.watch import chart
 
     job = Job(id="c", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
     job.history.extend((t / 5, 100 * t, 10 * t) for t in range(1, 221))  # 0.2 s to 44 s

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from webapp import catalog, games
+from webapp import games
+from webapp.core import catalog
 from webapp.games.base import LevelError
 
 FUZZ = settings(max_examples=120, deadline=2000, suppress_health_check=[HealthCheck.too_slow])

@@ -57,7 +57,7 @@ def test_a_large_form_body_is_refused_before_it_is_read(client, content_type):
 
 
 def test_a_stored_level_the_parser_now_refuses_is_a_clear_page_not_a_500(app, client):
-    from webapp.db import get_store
+    from webapp.web.database import get_store
 
     with app.test_request_context():
         get_store().save_level("sokoban", "0123456789ab", "this is not a level")
@@ -67,7 +67,7 @@ def test_a_stored_level_the_parser_now_refuses_is_a_clear_page_not_a_500(app, cl
 
 def test_tables_let_go_are_built_again_when_asked_for():
     from webapp.games import get
-    from webapp.tables import Tables
+    from webapp.jobs.tables import Tables
 
     built = []
     done = threading.Event()
@@ -79,7 +79,7 @@ def test_tables_let_go_are_built_again_when_asked_for():
 
     tables = Tables(call, size=1)
     game = get("blocks")
-    from webapp import catalog
+    from webapp.core import catalog
 
     first, second = catalog.collection("blocks", "classics").levels[:2]
 
@@ -100,8 +100,8 @@ def test_tables_let_go_are_built_again_when_asked_for():
 
 
 def test_a_hint_says_what_stopped_its_search():
-    from webapp.live import hint_failure
     from webapp.search import Result
+    from webapp.web.live import hint_failure
 
     assert "more memory" in hint_failure(Result(status="memory-limit", seconds=0.9), 5)
     assert "too large" in hint_failure(Result(status="node-limit"), 5)
@@ -147,7 +147,7 @@ def test_a_replay_link_lists_the_moves_around_its_position_and_has_a_length_limi
 
 
 def test_the_move_budget_counts_every_move_text_of_a_pipelined_request(tmp_path, monkeypatch):
-    from webapp import budgets
+    from webapp.web import budgets
 
     monkeypatch.setattr(budgets, "MOVE_BYTES", "10 per minute")
     app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
@@ -177,7 +177,7 @@ def test_a_forwarded_host_is_never_trusted(tmp_path):
 def test_the_picture_sweep_survives_a_picture_removed_under_it(tmp_path, monkeypatch):
     from pathlib import Path
 
-    from webapp import pictures
+    from webapp.core import pictures
 
     folder = tmp_path / "pictures"
     folder.mkdir()
@@ -196,9 +196,9 @@ def test_the_picture_sweep_survives_a_picture_removed_under_it(tmp_path, monkeyp
 
 
 def test_tables_that_failed_for_a_passing_reason_are_asked_for_again():
-    from webapp import catalog
+    from webapp.core import catalog
     from webapp.games import get
-    from webapp.tables import Tables
+    from webapp.jobs.tables import Tables
 
     answers = [ConnectionError("the solvers are unreachable"), {"path_moves": {}}]
     done = threading.Event()
@@ -235,7 +235,7 @@ def test_a_solution_is_used_only_on_its_own_level(app, client):
     panel = client.post("/sokoban/first-steps/1/solve", data={"algorithm": "bfs"}, headers=headers)
     job = re.search(r'data-job="([^"]+)"', panel.text).group(1)
     with app.app_context():
-        from webapp.solvers import get_runner
+        from webapp.web.solvers import get_runner
 
         found = get_runner().jobs[job]
         assert wait_until(lambda: found.done, 20)
@@ -249,7 +249,7 @@ def test_the_origin_is_checked_against_the_public_origin_not_the_host_header(tmp
     differ, so a configured public origin decides, and a forged Host buys nothing."""
     from flask import request
 
-    from webapp.players import same_origin
+    from webapp.web.players import same_origin
 
     configured = create_app(
         {
@@ -281,7 +281,7 @@ def test_a_hint_once_answered_is_not_kept_in_memory(app, client):
     """A hint's record (its search's progress and answer) would stay 30 minutes for a page
     that never looks it up again: it is let go once answered."""
     from tests.conftest import Player
-    from webapp.solvers import get_runner
+    from webapp.web.solvers import get_runner
 
     me = Player(client, "/sokoban/microban/1")
     answer = client.post("/sokoban/microban/1/hint", headers={"X-CSRF-Token": me.token})

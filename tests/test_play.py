@@ -1,4 +1,4 @@
-"""Undo, redo, restart and replay links, written once for every game (webapp.play)."""
+"""Undo, redo, restart and replay links, written once for every game (webapp.core.play)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import re
 
 import pytest
 
+from webapp.core.play import ASSIST, RESTART, Play
 from webapp.games import get
 from webapp.games.base import IllegalMove, MoveError
-from webapp.play import ASSIST, RESTART, Play
 
 GAME = get("sokoban")
 LEVEL = GAME.parse("#######\n#@ $ .#\n#######")[0]
@@ -93,7 +93,7 @@ def test_moves_not_the_players_own_are_marked_and_undo_over_them_unmarks_the_gam
 def test_old_untouched_games_expire_and_current_ones_stay(tmp_path):
     import time
 
-    from webapp.store import SavedGame, Store, connect
+    from webapp.storage.store import SavedGame, Store, connect
 
     store = Store(connect(str(tmp_path / "db.sqlite3")))
     store.save_game("old", "sokoban", "custom/aaaaaaaaaaaa", SavedGame(["r"], 1))
@@ -117,7 +117,7 @@ def test_the_state_cache_always_agrees_with_a_plain_replay():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from webapp.play import StateCache
+    from webapp.core.play import StateCache
 
     level = GAME.parse("#########\n#@  $  .#\n#   $  .#\n#########")[0]
 
@@ -145,7 +145,7 @@ def test_the_state_cache_always_agrees_with_a_plain_replay():
 
 
 def test_recent_games_and_results_agree_with_the_database_and_are_copies(tmp_path):
-    from webapp.store import Recent, SavedGame, Store, connect
+    from webapp.storage.store import Recent, SavedGame, Store, connect
 
     path = str(tmp_path / "db.sqlite3")
     recent = Recent()
@@ -174,8 +174,8 @@ def test_recent_games_and_results_agree_with_the_database_and_are_copies(tmp_pat
 def test_the_caches_of_positions_and_games_are_bounded_by_bytes_not_entries(tmp_path):
     """Long games take more memory than short ones: the caches count what they keep in
     bytes, so a few long games cannot grow the process without bound."""
-    from webapp.play import StateCache
-    from webapp.store import Recent, SavedGame
+    from webapp.core.play import StateCache
+    from webapp.storage.store import Recent, SavedGame
 
     level = GAME.parse("#########\n#@  $  .#\n#   $  .#\n#########")[0]
     long_game = ["d", "u"] * 5000
@@ -198,8 +198,8 @@ def test_a_long_game_costs_a_bounded_answer_and_stops_at_its_cap_with_a_message(
     """A move's answer does not carry the whole history: past what an address can hold the
     replay link is replaced by a note; and a game stops at its cap, saying so."""
     from tests.conftest import Player
-    from webapp.levels import MAX_LINK_MOVES
-    from webapp.play import MAX_HISTORY
+    from webapp.core.play import MAX_HISTORY
+    from webapp.web.levels import MAX_LINK_MOVES
 
     me = Player(client, "/sokoban/first-steps/3")
     short = me.act("move", moves="du" * 10)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import process_gone, wait_until
-from webapp import runner as runner_module
 from webapp.games import get
-from webapp.runner import Busy, Job, Request, Runner, wait_for
+from webapp.jobs import embedded as runner_module
+from webapp.jobs.embedded import Busy, Job, Request, Runner, wait_for
 from webapp.search import Limits
 
 GAME = get("sokoban")
@@ -151,7 +151,7 @@ def _kernels_in_memory() -> bool:
     from webapp.games.vexed import kernels as vexed
 
     return (
-        "webapp.warmed" in sys.modules
+        "webapp.jobs.warmed" in sys.modules
         and bool(sliding.pdb_ida.overloads)
         and bool(sliding.beam_layer.overloads)
         and bool(vexed.astar.overloads)
@@ -159,7 +159,7 @@ def _kernels_in_memory() -> bool:
 
 
 def test_solver_children_start_with_the_kernels_ready(runner):
-    # The fork server imports webapp.warmed, so no solve or hint pays numba's import and
+    # The fork server imports webapp.jobs.warmed, so no solve or hint pays numba's import and
     # cache load (about half a second) in its own child.
     assert runner.call(_kernels_in_memory, timeout=120) is True
 
@@ -174,7 +174,7 @@ def test_call_gives_up_after_its_timeout(runner):
 def test_a_solver_that_stops_answering_is_stopped_after_its_time_limit(runner, monkeypatch):
     import time
 
-    import webapp.runner as module
+    import webapp.jobs.embedded as module
 
     monkeypatch.setattr(module, "OVERDUE_GRACE", 0.5)
     process = runner.context.Process(target=time.sleep, args=(60,), daemon=True)

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from tests.test_runner import BIG, SMALL
-from webapp.runner import Busy, Request, Runner, wait_for
+from webapp.jobs.embedded import Busy, Request, Runner, wait_for
 from webapp.search import Limits
 
 
@@ -86,7 +86,7 @@ def test_computations_run_at_low_priority_within_the_running_cap(runner):
 
 def test_the_client_address_behind_a_trusted_proxy(tmp_path):
     from webapp import create_app
-    from webapp.live import client_address
+    from webapp.web.live import client_address
 
     forwarded = {"X-Forwarded-For": "6.6.6.6, 10.0.0.7"}  # the first one the client wrote
     seen = []

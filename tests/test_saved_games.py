@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import Player
-from webapp.db import get_store
-from webapp.store import SavedGame
+from webapp.storage.store import SavedGame
+from webapp.web.database import get_store
 
 LEVEL = "/sokoban/microban/1"
 KEY = ("sokoban", "microban/1")
@@ -72,7 +72,7 @@ def test_a_rules_bug_is_a_server_error_and_never_touches_the_stored_game(app, cl
         raise ValueError("a bug, not a refused move")
 
     monkeypatch.setattr(game, "apply", broken_apply)
-    from webapp.levels import STATES
+    from webapp.web.levels import STATES
 
     STATES.clear()
     app.config["PROPAGATE_EXCEPTIONS"] = False

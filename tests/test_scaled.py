@@ -1,5 +1,5 @@
 """The scaled mode with real servers: Redis, PostgreSQL, two gunicorn web processes and two RQ
-workers (``python -m webapp.worker``), and the faults of issue #21 on them.
+workers (``python -m webapp.jobs.worker``), and the faults of issue #21 on them.
 
 One cluster serves the whole module (each test is its own player); a test that kills a piece
 starts a new one before it ends, so the next test finds the cluster whole.
@@ -68,7 +68,7 @@ class Cluster:
 
     def add_worker(self) -> subprocess.Popen:
         worker = subprocess.Popen(
-            [sys.executable, "-m", "webapp.worker", "--url", self.redis.url],
+            [sys.executable, "-m", "webapp.jobs.worker", "--url", self.redis.url],
             cwd=ROOT,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
             stdout=subprocess.DEVNULL,
@@ -331,7 +331,7 @@ def test_the_cluster_command_serves_and_ctrl_c_stops_everything(tmp_path):
     folder.chmod(0o755)
     port = free_port()
     command = [
-        sys.executable, "-m", "webapp.cluster", "--web", "2", "--workers", "1",
+        sys.executable, "-m", "webapp.ops.cluster", "--web", "2", "--workers", "1",
         "--port", str(port), "--redis-port", str(free_port()), "--pg-port", str(free_port()),
         "--folder", str(folder), "--threads", "8",
     ]  # fmt: skip
@@ -346,7 +346,9 @@ def test_the_cluster_command_serves_and_ctrl_c_stops_everything(tmp_path):
         assert 'data-moves="1"' in visitor.move(_At(port), "d")
         # A solver worker that dies is started again, as systemd would.
         worker = subprocess.run(
-            ["pgrep", "-P", str(cluster.pid), "-f", "webapp.worker"], capture_output=True, text=True
+            ["pgrep", "-P", str(cluster.pid), "-f", "webapp.jobs.worker"],
+            capture_output=True,
+            text=True,
         ).stdout.split()[0]
         os.kill(int(worker), signal.SIGKILL)
         assert wait_until(
@@ -412,8 +414,8 @@ def test_a_hint_is_worked_out_by_a_worker(cluster):
 def test_a_queued_solve_whose_job_is_lost_frees_its_board(cluster):
     """A solve whose RQ job never reaches a worker (the enqueue failed, or the job was lost
     before it started) is ended, so its board and the player's count are free again."""
-    from webapp.rqrunner import RedisRunner, _key
-    from webapp.runner import Busy, Request
+    from webapp.jobs.embedded import Busy, Request
+    from webapp.jobs.scaled import RedisRunner, _key
     from webapp.search import Limits
 
     # A queue no worker listens on: what is queued there waits for good, as a lost job would.

@@ -138,7 +138,7 @@ def declared(width: int, height: int) -> bytes:
 
 
 def test_a_decompression_bomb_is_refused_before_it_is_decoded(client, token, tmp_path, monkeypatch):
-    from webapp import pictures
+    from webapp.core import pictures
 
     bomb = declared(9000, 9000)  # 81 million pixels (under Pillow's own bomb limit) in 10 KB
     assert len(bomb) < 100_000 and Image.open(io.BytesIO(bomb)).size == (9000, 9000)
@@ -172,7 +172,7 @@ def test_an_upload_larger_than_5_mb_is_refused(app, client, token):
 
 
 def test_a_new_game_is_refused_while_a_solver_works_on_the_board(app, client, token):
-    from webapp.solvers import get_runner as runner
+    from webapp.web.solvers import get_runner as runner
 
     page = client.get("/sliding/fifteen/10")
     solve = client.post(

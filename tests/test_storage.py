@@ -9,7 +9,8 @@ import time
 from PIL import Image
 
 from tests.conftest import csrf_of, upload_picture
-from webapp import create_app, pictures
+from webapp import create_app
+from webapp.core import pictures
 
 
 def png(width: int, height: int) -> bytes:

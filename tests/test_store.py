@@ -16,8 +16,7 @@ import pytest
 from tests.conftest import ROOT, Player, Server, csrf_of, free_port, wait_until
 from tests.postgres import PostgresServer
 from webapp import create_app
-from webapp.db import UNREACHABLE, start_expiry
-from webapp.store import (
+from webapp.storage.store import (
     PostgresConnections,
     PostgresStore,
     Recent,
@@ -27,6 +26,7 @@ from webapp.store import (
     StoreUnavailable,
     connect,
 )
+from webapp.web.database import UNREACHABLE, start_expiry
 
 KEY = ("sokoban", "microban/1")
 LATER = time.time() + 200 * 86400
@@ -314,7 +314,7 @@ def test_threads_saving_games_and_wins_together_lose_none(open_store):
 
 WRITER = """
 import sys, time
-from webapp.store import PostgresConnections, PostgresStore, SavedGame, Store, connect
+from webapp.storage.store import PostgresConnections, PostgresStore, SavedGame, Store, connect
 where = sys.argv[1]
 store = PostgresStore(PostgresConnections(where)) if "://" in where else Store(connect(where))
 store.save_game("p", "sokoban", "microban/1", SavedGame(["d", "l", "u"], 2))
@@ -476,7 +476,7 @@ def test_the_database_file_is_its_owners_alone_and_says_what_it_keeps_through_a_
     power cut, as docs/SECURITY.md promises."""
     import stat
 
-    from webapp.store import connect
+    from webapp.storage.store import connect
 
     path = tmp_path / "games.sqlite3"
     conn = connect(str(path))

@@ -172,7 +172,7 @@ def test_a_remembered_cookie_is_the_same_player_and_a_forged_one_is_a_new_player
 
 
 def test_optional_templates_are_found_once_and_missing_ones_skipped(app, client):
-    from webapp.web import has_template
+    from webapp.web.pages import has_template
 
     with app.app_context():
         assert has_template("vexed/counters.html") and not has_template("sokoban/counters.html")
@@ -210,10 +210,10 @@ def test_users_mistakes_never_log_a_stack_trace(client, player, caplog):
 
 
 def test_a_solve_finishing_while_its_panel_renders_never_breaks_the_page(app, monkeypatch):
-    from webapp import watch
-    from webapp.levels import find_level
-    from webapp.runner import Job, Request
+    from webapp.jobs.embedded import Job, Request
     from webapp.search import Limits, Result
+    from webapp.web import watch
+    from webapp.web.levels import find_level
 
     request = Request("sokoban", "", [], "bfs", Limits(), "p", "b")
     job = Job(id="j", request=request, state="running")
@@ -235,10 +235,10 @@ def test_a_change_during_the_first_snapshot_is_sent_next(app, monkeypatch):
 
     from simple_websocket import ConnectionClosed
 
-    from webapp import live
-    from webapp.levels import find_level
-    from webapp.runner import Job, Request
+    from webapp.jobs.embedded import Job, Request
     from webapp.search import Limits
+    from webapp.web import live
+    from webapp.web.levels import find_level
 
     job = Job(id="j", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
     job.state = "running"
@@ -301,7 +301,7 @@ def test_a_vexed_par_below_the_shortest_solution_says_so(client):
 def test_a_recorded_optimum_counts_only_against_a_par_below_it():
     import dataclasses
 
-    from webapp.catalog import known_optimum
+    from webapp.core.catalog import known_optimum
     from webapp.games.vexed import GAME
 
     level = GAME.parse((ROOT / "levels" / "vexed" / "06_panic_pack.txt").read_text())[18]
@@ -317,10 +317,10 @@ def test_a_running_solve_says_what_it_looks_for_and_labels_its_depth(app):
     # note, and depth / f without one (plain searches report either there).
     from dataclasses import replace
 
-    from webapp.levels import find_level
-    from webapp.runner import Job, Request
+    from webapp.jobs.embedded import Job, Request
     from webapp.search import Limits, Progress
-    from webapp.watch import render_stream
+    from webapp.web.levels import find_level
+    from webapp.web.watch import render_stream
 
     job = Job(id="j", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
     job.state = "running"

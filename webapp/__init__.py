@@ -12,7 +12,7 @@ from typing import Any
 from flask import Flask, Request, Response, request
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 
-from webapp import db
+from webapp.web import database
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -115,17 +115,17 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config["SESSION_COOKIE_NAME"] = "__Host-puzzlelab"
     if isinstance(app.config.get("GAME_PACKAGES"), str):  # from the environment: a,b,c
         app.config["GAME_PACKAGES"] = app.config["GAME_PACKAGES"].split(",")
-    db.init_app(app)
+    database.init_app(app)
 
     # The views, imported here: a solver process imports this package for its games and
     # needs none of them.
-    from webapp import assets, budgets, errors, live, players, solvers, web
+    from webapp.web import assets, budgets, errors, live, pages, players, solvers
 
     app.before_request(limit_body)  # first: before anything reads the form
     assets.init_app(app)
     solvers.init_app(app)
     players.init_app(app)
-    web.init_app(app)
+    pages.init_app(app)
     live.init_app(app)
     budgets.init_app(app)
     errors.init_app(app)

@@ -1,5 +1,5 @@
 import sys
 
-from webapp.cli import main
+from webapp.ops.cli import main
 
 sys.exit(main())

@@ -30,7 +30,7 @@ from limits import parse
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.wsgi import ClosingIterator
 
-from webapp.errors import BadRequest
+from webapp.web.errors import BadRequest
 
 #: Endpoint -> (limit, what the player reads when it is spent). "per client" throughout.
 LIMITS = {
@@ -307,7 +307,7 @@ class LoadGate:
     """The app's door: takes each request's turn (``Slots``) before Flask makes a request
     of it, and refuses one whose turn did not come (plain text, next to nothing to make). A
     solver socket does not take a turn for its whole life (they are capped on their own,
-    webapp/live.py), nor does a static file."""
+    webapp/web/live.py), nor does a static file."""
 
     #: A client whose requests cost more than this on average (ms of the server's time)
     #: takes the costly lane: a move costs 2-5; a replay of a long game, tens.

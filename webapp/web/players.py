@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 
 from flask import Flask, Request, current_app, g, request, session
 
-from webapp.budgets import TooManyPlayers, allow_new_player
-from webapp.errors import BadRequest
+from webapp.web.budgets import TooManyPlayers, allow_new_player
+from webapp.web.errors import BadRequest
 
 #: The player id of a visitor who has not acted yet: nothing is ever stored under it.
 VISITOR = ""

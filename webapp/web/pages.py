@@ -28,12 +28,15 @@ from flask import (
 )
 from jinja2 import TemplateNotFound
 
-from webapp import budgets, catalog, games, pictures
-from webapp.catalog import CUSTOM, POSITION, LevelRef
-from webapp.db import get_store
-from webapp.errors import BadRequest
+from webapp import games
+from webapp.core import catalog, pictures
+from webapp.core.catalog import CUSTOM, POSITION, LevelRef
+from webapp.core.play import Play, Turns
 from webapp.games.base import MAX_LEVEL_TEXT, Game, IllegalMove, LevelError, MoveError
-from webapp.levels import (
+from webapp.web import budgets
+from webapp.web.database import get_store
+from webapp.web.errors import BadRequest
+from webapp.web.levels import (
     Found,
     find_level,
     get_game,
@@ -44,10 +47,9 @@ from webapp.levels import (
     replay_context,
     save_play,
 )
-from webapp.play import Play, Turns
-from webapp.players import csrf_token, player_id
-from webapp.solvers import get_runner
-from webapp.watch import panel_context
+from webapp.web.players import csrf_token, player_id
+from webapp.web.solvers import get_runner
+from webapp.web.watch import panel_context
 
 bp = Blueprint("web", __name__)
 

@@ -3,7 +3,7 @@
 ``warm_all`` asks every game to ready its compiled code (``Game.warm_up``): numba compiles it
 (tens of seconds on a new install) or loads it from its cache beside the source (a fraction
 of a second each). ``python -m webapp warm`` calls it after installing; the solver fork
-server imports ``webapp.warmed``, which calls it once, so every solver child forked from
+server imports ``webapp.jobs.warmed``, which calls it once, so every solver child forked from
 there starts with the machine code already in memory.
 """
 

@@ -1,4 +1,4 @@
-"""Importing this module readies every compiled kernel (``webapp.warm.warm_all``).
+"""Importing this module readies every compiled kernel (``webapp.jobs.warm.warm_all``).
 
 The solver fork server imports it (``runner.PRELOAD``), so a solve or a hint starts in a
 child that already has the kernels in memory: a 15-puzzle hint's child went from about 0.55 s
@@ -8,7 +8,7 @@ to 0.05 s. Nothing else should import it. A failure here must not take the fork 
 
 import logging
 
-from webapp.warm import warm_all
+from webapp.jobs.warm import warm_all
 
 try:
     warm_all()

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from flask import Flask, current_app, g, render_template, request
 
-from webapp.store import (
+from webapp.storage.store import (
     PostgresConnections,
     PostgresStore,
     Recent,

@@ -1,6 +1,6 @@
-"""A solver worker for the scaled mode: ``python -m webapp.worker [--url redis://...]``.
+"""A solver worker for the scaled mode: ``python -m webapp.jobs.worker [--url redis://...]``.
 
-An RQ worker on the queue of ``webapp.rqrunner``, after importing the solvers and readying
+An RQ worker on the queue of ``webapp.jobs.scaled``, after importing the solvers and readying
 their compiled kernels once, so each solve's work horse (a fork) starts with them in memory.
 Run as many as the solver hosts have cores for, on any host that reaches Redis. When Redis
 goes away the worker waits for it and carries on.
@@ -16,7 +16,7 @@ import time
 import redis
 from rq import Worker
 
-from webapp.rqrunner import QUEUE, connect
+from webapp.jobs.scaled import QUEUE, connect
 
 
 def main() -> None:
@@ -28,8 +28,8 @@ def main() -> None:
         parser.error("give --url or set PUZZLE_LAB_REDIS_URL")
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s worker %(message)s")
     import webapp.games  # noqa: F401 - imported once, before the horses fork
+    import webapp.jobs.warmed  # noqa: F401
     import webapp.solving  # noqa: F401
-    import webapp.warmed  # noqa: F401
 
     while True:
         try:

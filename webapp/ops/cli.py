@@ -50,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 #: Where the app keeps its data, and so the solvers' tables on disk.
-INSTANCE = Path(__file__).resolve().parent.parent / "instance"
+INSTANCE = Path(__file__).resolve().parents[2] / "instance"
 
 
 def cmd_tables(args: argparse.Namespace) -> int:
@@ -65,7 +65,7 @@ def cmd_warm(args: argparse.Namespace) -> int:
     """Run every kernel once on a tiny input: numba compiles it (tens of seconds on a new
     install) and caches it, so a player's first solve, or a hint with a 5 s limit, does not
     spend its time in the compiler."""
-    from webapp.warm import warm_all
+    from webapp.jobs.warm import warm_all
 
     warm_all(lambda name, seconds: print(f"{name}: ready in {seconds:.1f} s", file=sys.stderr))
     return 0

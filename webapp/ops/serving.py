@@ -1,4 +1,4 @@
-"""How gunicorn serves the app: ``gunicorn -c python:webapp.serving wsgi:app``.
+"""How gunicorn serves the app: ``gunicorn -c python:webapp.ops.serving wsgi:app``.
 
 One worker process with threads (solves run in processes of their own); the settings here are
 the production ones, and ``make run``, the tests' servers and the benchmarks all use them.
@@ -21,7 +21,7 @@ from typing import Any
 
 from gunicorn.workers.gthread import ThreadWorker
 
-from webapp.budgets import address_key
+from webapp.web.budgets import address_key
 
 #: Seconds a connection has to send its request line and headers.
 HEADER_SECONDS = float(os.environ.get("PUZZLE_LAB_HEADER_SECONDS", "5"))
@@ -162,7 +162,7 @@ def _count(counts: dict[str, int], client: str, change: int) -> None:
         counts.pop(client, None)
 
 
-worker_class = "webapp.serving.Worker"
+worker_class = "webapp.ops.serving.Worker"
 workers = 1
 threads = int(os.environ.get("PUZZLE_LAB_THREADS", "128"))
 graceful_timeout = 5

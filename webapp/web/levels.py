@@ -13,16 +13,17 @@ from urllib.parse import urlencode
 
 from flask import current_app, request, url_for
 
-from webapp import catalog, games, pictures
-from webapp.budgets import NEW_GAMES
-from webapp.catalog import CUSTOM, POSITION, LevelRef
-from webapp.db import get_store
-from webapp.errors import BadRequest
+from webapp import games
+from webapp.core import catalog, pictures
+from webapp.core.catalog import CUSTOM, POSITION, LevelRef
+from webapp.core.play import Play, StateCache
 from webapp.games.base import Game, IllegalMove, LevelError, MoveError
-from webapp.play import Play, StateCache
-from webapp.players import player_id
-from webapp.solvers import get_tables
-from webapp.store import SavedGame
+from webapp.storage.store import SavedGame
+from webapp.web.budgets import NEW_GAMES
+from webapp.web.database import get_store
+from webapp.web.errors import BadRequest
+from webapp.web.players import player_id
+from webapp.web.solvers import get_tables
 
 _CUSTOM_ID = re.compile(r"^[0-9a-f]{12}$")
 #: The longest replay link a view shows, in moves.

@@ -13,7 +13,7 @@ from typing import Any
 from webapp import games
 from webapp.games.base import Collection, Game
 
-LEVELS_DIR = Path(__file__).resolve().parent.parent / "levels"
+LEVELS_DIR = Path(__file__).resolve().parents[2] / "levels"
 
 #: The collection name that holds levels players paste or upload, addressed by content id.
 CUSTOM = "custom"

@@ -17,15 +17,15 @@ from flask import Blueprint, Flask, current_app, render_template, request
 from flask_sock import ConnectionClosed, Sock
 
 from webapp import games
-from webapp.budgets import client_key, socket_turn, waiting_elsewhere
-from webapp.errors import BadRequest
-from webapp.levels import Found, find_level, load_play, play_context, save_play
-from webapp.play import Play
-from webapp.playback import Playback, playback_of
-from webapp.players import player_id, same_origin
-from webapp.runner import Busy, Job, Request
-from webapp.solvers import get_runner, get_tables, hint_limits, web_limits
-from webapp.watch import render_frame, render_panel, render_stream
+from webapp.core.play import Play
+from webapp.core.playback import Playback, playback_of
+from webapp.jobs.embedded import Busy, Job, Request
+from webapp.web.budgets import client_key, socket_turn, waiting_elsewhere
+from webapp.web.errors import BadRequest
+from webapp.web.levels import Found, find_level, load_play, play_context, save_play
+from webapp.web.players import player_id, same_origin
+from webapp.web.solvers import get_runner, get_tables, hint_limits, web_limits
+from webapp.web.watch import render_frame, render_panel, render_stream
 
 bp = Blueprint("live", __name__)
 sock = Sock()
@@ -40,7 +40,7 @@ LIVELY_WAIT, QUIET_WAIT = 0.05, 0.25
 UPDATE_INTERVAL = 0.1
 #: Open solver sockets per solve, per player and per client (an address, an IPv6 /56), the
 #: settings SOCKETS_PER_JOB, _PER_PLAYER, _PER_CLIENT; past a cap the oldest is closed. The
-#: client's is below the threads one address may hold (webapp/serving.py, 16), so its oldest
+#: client's is below the threads one address may hold (webapp/ops/serving.py, 16), so its oldest
 #: socket is closed before the address runs out of threads for its pages and moves.
 SOCKET_CAPS = {"job": 4, "player": 8, "client": 12}
 #: Open solver sockets in all (the SOCKETS_SITE setting): each holds one of the server's
@@ -134,7 +134,7 @@ def client_address() -> str:
     address the farthest of them saw (counted from the end of X-Forwarded-For, as werkzeug's
     ProxyFix does); else the connection's. Behind a proxy without the setting, every player
     shares the proxy's address."""
-    return client_key()  # ProxyFix (webapp/budgets.py) has put that address in remote_addr
+    return client_key()  # ProxyFix (webapp/web/budgets.py) has put that address in remote_addr
 
 
 # -- HTTP actions -----------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The scaled mode on one machine (``make cluster``): Redis, PostgreSQL, N gunicorn web
 processes and M solver workers, stopped together on Ctrl+C.
 
-    python -m webapp.cluster [--web 2] [--workers 2] [--port 5000] [--folder instance/cluster]
+    python -m webapp.ops.cluster [--web 2] [--workers 2] [--port 5000] [--folder instance/cluster]
 
 Redis and PostgreSQL keep their files in the folder (``redis/``, ``postgres/``) and listen on
 loopback only, each behind a password generated into the folder (``redis.conf``,
@@ -30,13 +30,13 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REDIS_SERVER = "/usr/bin/redis-server"
 #: The role the web processes connect as (made by initdb); the only one that may connect.
 ROLE = "puzzlelab"
 #: Who may connect to the cluster's PostgreSQL: its role, with its password, nobody else.
 PG_HBA = f"""\
-# Written by webapp/cluster.py: only the cluster's role, with its password.
+# Written by webapp/ops/cluster.py: only the cluster's role, with its password.
 local   all   {ROLE}   scram-sha-256
 host    all   {ROLE}   127.0.0.1/32   scram-sha-256
 """
@@ -259,10 +259,10 @@ class Cluster:
             "PUZZLE_LAB_DATABASE_URL": self.database_url,
         }
         for number in range(args.workers):
-            self.spawn(f"worker-{number + 1}", [sys.executable, "-m", "webapp.worker"], env)
+            self.spawn(f"worker-{number + 1}", [sys.executable, "-m", "webapp.jobs.worker"], env)
         self.spawn(
             "web",
-            [sys.executable, "-m", "gunicorn", "-c", "python:webapp.serving", "--workers",
+            [sys.executable, "-m", "gunicorn", "-c", "python:webapp.ops.serving", "--workers",
              str(args.web), "--threads", str(args.threads), "--bind", f"{args.host}:{args.port}",
              "wsgi:app"],
             env,

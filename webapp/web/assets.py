@@ -17,7 +17,7 @@ from jinja2 import ChoiceLoader, FileSystemLoader, PrefixLoader
 from webapp import games
 from webapp.games.base import Game
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BUILT_IN = "webapp.games."
 
 

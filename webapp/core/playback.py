@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webapp.games.base import Game
-from webapp.runner import Job
+from webapp.jobs.embedded import Job
 
 #: Playback speeds offered, in moves per second.
 SPEEDS = (0.5, 1, 2, 4, 8, 12, 20)

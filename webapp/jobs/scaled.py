@@ -1,12 +1,12 @@
 """Solver runs through Redis and RQ, for several web processes (``PUZZLE_LAB_REDIS_URL``).
 
-``RedisRunner`` offers the views the interface of ``webapp.runner.Runner``: ``submit``,
+``RedisRunner`` offers the views the interface of ``webapp.jobs.embedded.Runner``: ``submit``,
 ``get``, ``latest``, ``cancel``, ``watch``/``unwatch``, ``queue_position``, ``running``,
-``call``. A solve is an RQ job; any ``python -m webapp.worker`` process, on any host, runs
+``call``. A solve is an RQ job; any ``python -m webapp.jobs.worker`` process, on any host, runs
 it in its work horse (a fork per job) with the limits of the embedded mode: capped address
 space, nice and SCHED_IDLE, the search's own time and node limits. The horse writes the
 solve's state, progress and result into one Redis hash and bumps its version; each web
-process mirrors the solves its pages look at in ``webapp.runner.Job`` objects (one thread
+process mirrors the solves its pages look at in ``webapp.jobs.embedded.Job`` objects (one thread
 polls their versions), so the views, the socket and the playback work unchanged, and any
 web process streams any solve.
 
@@ -38,7 +38,7 @@ from rq.command import send_stop_job_command
 from rq.job import Job as RQJob
 from rq.job import JobStatus
 
-from webapp.runner import (
+from webapp.jobs.embedded import (
     CONNECT_GRACE,
     HISTORY_POINTS,
     STOP_GRACE,

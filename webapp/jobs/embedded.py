@@ -30,9 +30,9 @@ STOP_GRACE = 1.5
 #: Room for the interpreter and its libraries on top of the search's own memory limit.
 MEMORY_HEADROOM_MB = 768
 #: What the fork server imports once for all its children: the solvers, and the compiled
-#: kernels made ready (``webapp.warmed``), so no child spends its first half second or more
+#: kernels made ready (``webapp.jobs.warmed``), so no child spends its first half second or more
 #: importing numba and loading machine code.
-PRELOAD = ["webapp.solving", "webapp.games", "webapp.warmed"]
+PRELOAD = ["webapp.solving", "webapp.games", "webapp.jobs.warmed"]
 #: A child past its time limit that has also been silent this long has stopped answering:
 #: it is stopped. (A child still reporting progress, e.g. while building a table, is not.)
 OVERDUE_GRACE = 10.0
@@ -99,7 +99,7 @@ class Job:
     _launched: Any = None
     _changed: threading.Condition = field(default_factory=threading.Condition)
     version: int = 0
-    #: Where a page's playback of the solution stands (webapp.playback), kept for reconnects.
+    #: Where a page's playback of the solution stands (webapp.core.playback), kept for reconnects.
     playback: Any = None
     _runner: Runner | None = None
 
@@ -213,7 +213,7 @@ def _call_child(target: Callable[..., Any], args: tuple, conn: Any, memory_mb: i
 
 @dataclass(frozen=True)
 class Admission:
-    """Who may queue what, the same in both runners (this one and webapp/rqrunner.py).
+    """Who may queue what, the same in both runners (this one and webapp/jobs/scaled.py).
 
     A player has one solve per board and ``per_owner`` going; a client ``per_client_queued``
     waiting; and the last ``reserve`` places of the queue are kept for clients with nothing

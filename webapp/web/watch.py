@@ -6,12 +6,12 @@ from typing import Any
 
 from flask import render_template
 
+from webapp.core.playback import SPEEDS, Playback, playback_of
 from webapp.games.base import Game
-from webapp.levels import Found
-from webapp.playback import SPEEDS, Playback, playback_of
-from webapp.runner import Job
+from webapp.jobs.embedded import Job
 from webapp.search import Result
-from webapp.solvers import get_runner
+from webapp.web.levels import Found
+from webapp.web.solvers import get_runner
 
 #: Fewest points, and least seconds, a chart needs to say anything: a solve quicker than that
 #: is a line from nothing to everything (two such lines crossed, for the two figures).

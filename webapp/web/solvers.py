@@ -1,5 +1,5 @@
 """The solver service, in the flaskr way: ``init_app(app)`` makes the app's Runner (solves and
-hints in child processes; on RQ workers, ``webapp.rqrunner``, when ``REDIS_URL`` is set) and
+hints in child processes; on RQ workers, ``webapp.jobs.scaled``, when ``REDIS_URL`` is set) and
 its Tables; views reach them with ``get_runner()`` and ``get_tables()``."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pathlib import Path
 from flask import Flask, current_app
 
 from webapp import games
-from webapp.rqrunner import RedisRunner
-from webapp.runner import Runner
+from webapp.jobs.embedded import Runner
+from webapp.jobs.scaled import RedisRunner
+from webapp.jobs.tables import Tables
 from webapp.search import Limits
-from webapp.tables import Tables
 
 
 def init_app(app: Flask) -> None:

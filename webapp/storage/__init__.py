@@ -1,0 +1,1 @@
+"""Where games, results and shared levels are kept: SQLite or PostgreSQL."""
