@@ -14,6 +14,10 @@
 //     pointerdown(event)                          optional: drags
 //     afterSwap()                                 optional: after the board was redrawn
 //     hold()         -> true while input must wait (an animation runs)
+//     skip()                                      optional: end that animation now
+//     movers(board, before) -> [{key, element, pseudo, pushed}]   optional: the pieces that
+//                    glide from one board to the next (motion.js), found again by key;
+//                    before: the pieces of the board shown last, as motion.js noted them
 //   });
 // Buttons in #play with data-direction (an arrow pad) act as that direction's key. The board
 // keeps the keyboard focus across redraws, and the play partial's [data-announce] text is read
@@ -65,6 +69,8 @@
     const level = page();
     if (!level) { queue.length = 0; return; }
     const game = current();
+    // A key faster than the game's animation: the animation jumps to its end.
+    if (game && game.hold && game.hold() && game.skip && queue.length > 0) game.skip();
     if (game && game.hold && game.hold()) {
       if (!holding) { holding = true; setTimeout(() => { holding = false; pump(); }, 50); }
       return;
@@ -120,9 +126,12 @@
     // Whether the keyboard was in the game, so the board keeps the focus across the redraw.
     const active = document.activeElement;
     focusInPlay = Boolean(active && active !== document.body && old.contains(active));
+    const motion = window.PuzzleLab.motion;
+    const before = motion ? motion.measure(old) : null;
     htmx.swap(old, html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
     const fresh = document.getElementById("play");
     if (fresh) htmx.trigger(fresh, "htmx:afterSwap", { target: fresh, elt: fresh });
+    if (motion && fresh) motion.animate(before, fresh);
   }
 
   function send(values) {
@@ -140,19 +149,30 @@
   // Keys that step through a replay link's view (links, so each position has an address)
   // or the solver's playback (commands over its socket).
   const STEPS = { ArrowLeft: "back", ArrowRight: "forward", Home: "start", End: "end" };
+  // , and . step the playback from anywhere; the arrows do while the player's last click (or
+  // the keyboard's focus) was in the solver panel, and move the game otherwise. The root
+  // element carries which (data-keys-to), so the panel can say it and show it.
+  const PLAYBACK = { ",": "back", ".": "forward" };
+
+  function keysTo(target) {
+    const inPanel = Boolean(target && target.closest && target.closest("#solver"));
+    document.documentElement.dataset.keysTo = inPanel ? "playback" : "game";
+  }
 
   function onStepKey(event, level) {
-    const step = STEPS[event.key];
     if (level.dataset.view === "replay") {
+      const step = STEPS[event.key];
       event.preventDefault();  // a replay view takes no moves
       const link = step && document.querySelector('#replay [data-step="' + step + '"]');
       if (link) link.click();
       return true;
     }
-    const inPlayback = event.target && event.target.closest && event.target.closest("#solver");
-    if (step && inPlayback) {
-      const button = document.querySelector('#playback [data-command="' + step + '"]');
-      if (button) { event.preventDefault(); button.click(); }
+    const toPlayback = document.documentElement.dataset.keysTo === "playback";
+    const command = PLAYBACK[event.key] || (toPlayback ? STEPS[event.key] : null);
+    const button = command && document.querySelector('#playback [data-command="' + command + '"]');
+    if (button) {
+      event.preventDefault();
+      button.click();
       return true;
     }
     return false;
@@ -224,6 +244,7 @@
   let touch = null;
 
   function onTouchStart(event) {
+    if (event.touches.length === 2 && pinchStart(event)) { touch = null; return; }
     const board = event.target.closest ? event.target.closest("#play .board") : null;
     touch = board && event.touches.length === 1
       ? { x: event.touches[0].clientX, y: event.touches[0].clientY, target: event.target, board: board }
@@ -231,6 +252,10 @@
   }
 
   function onTouchEnd(event) {
+    if (pinch) {
+      if (event.touches.length === 0) pinch = null;
+      return;
+    }
     const start = touch;
     touch = null;
     if (!start || event.changedTouches.length !== 1) return;
@@ -247,13 +272,113 @@
     if (values) send(values);
   }
 
+  // -- Two fingers on the board zoom and move it (a big board on a phone); one finger plays ----
+  const zoom = { scale: 1, x: 0, y: 0 };
+  let pinch = null;
+
+  function frame() {
+    return document.querySelector("#play .board-frame");
+  }
+
+  function showZoom() {
+    const box = frame();
+    if (!box) return;
+    const zoomed = zoom.scale > 1.01;
+    box.classList.toggle("zoomed", zoomed);
+    box.style.setProperty("--zoom", String(zoom.scale));
+    box.style.setProperty("--pan-x", zoom.x + "px");
+    box.style.setProperty("--pan-y", zoom.y + "px");
+    let reset = box.querySelector(".zoom-reset");
+    if (zoomed && !reset) {
+      reset = document.createElement("button");
+      reset.type = "button";
+      reset.className = "zoom-reset";
+      reset.textContent = "Fit";
+      reset.title = "Show the whole board";
+      reset.addEventListener("click", (event) => { event.stopPropagation(); unzoom(); });
+      box.appendChild(reset);
+    } else if (!zoomed && reset) {
+      reset.remove();
+    }
+  }
+
+  function unzoom() {
+    zoom.scale = 1; zoom.x = 0; zoom.y = 0;
+    showZoom();
+  }
+
+  function clampPan() {
+    const box = frame();
+    if (!box) return;
+    const width = box.clientWidth, height = box.clientHeight;
+    zoom.x = Math.min(0, Math.max(width - width * zoom.scale, zoom.x));
+    zoom.y = Math.min(0, Math.max(height - height * zoom.scale, zoom.y));
+  }
+
+  function pinchStart(event) {
+    const box = frame();
+    if (!box || event.touches.length !== 2) return false;
+    const [a, b] = event.touches;
+    if (!box.contains(a.target) && !box.contains(b.target)) return false;
+    const rect = box.getBoundingClientRect();
+    pinch = {
+      distance: Math.hypot(a.clientX - b.clientX, a.clientY - b.clientY) || 1,
+      // The board's own point under the fingers, which stays under them.
+      px: ((a.clientX + b.clientX) / 2 - rect.left - zoom.x) / zoom.scale,
+      py: ((a.clientY + b.clientY) / 2 - rect.top - zoom.y) / zoom.scale,
+      scale: zoom.scale,
+    };
+    return true;
+  }
+
+  function pinchMove(event) {
+    const box = frame();
+    if (!pinch || !box || event.touches.length !== 2) return;
+    event.preventDefault();
+    const [a, b] = event.touches;
+    const rect = box.getBoundingClientRect();
+    const distance = Math.hypot(a.clientX - b.clientX, a.clientY - b.clientY) || 1;
+    zoom.scale = Math.min(5, Math.max(1, pinch.scale * distance / pinch.distance));
+    zoom.x = (a.clientX + b.clientX) / 2 - rect.left - pinch.px * zoom.scale;
+    zoom.y = (a.clientY + b.clientY) / 2 - rect.top - pinch.py * zoom.scale;
+    clampPan();
+    showZoom();
+  }
+
   // -- The room a board may take, measured: the page's width, the screen under the header ----
+  // On a wide screen (the style sheet's 960 px) the solver panel stands beside the board: the
+  // board takes what the panel leaves at its narrowest, and the panel the rest, up to its widest.
+  const WIDE = "(min-width: 960px)";
+  const SIDE_MIN = 290, SIDE_MAX = 540, MAIN_MIN = 560, GAP = 16;
+
   function fit() {
     const level = page();
     if (!level) return;
     const header = document.querySelector("body > header");
     const style = document.documentElement.style;
-    style.setProperty("--room-w", Math.floor(level.clientWidth) + "px");
+    const layout = document.querySelector(".level-layout");
+    const side = document.querySelector(".level-side");
+    const wide = Boolean(layout && side && window.matchMedia(WIDE).matches);
+    if (wide) {
+      const whole = layout.clientWidth;
+      style.setProperty("--room-w", Math.floor(whole - SIDE_MIN - GAP) + "px");
+      const board = document.querySelector("#play .board, #replay .board");
+      const boardWidth = board ? Math.ceil(board.getBoundingClientRect().width / zoom.scale) : 0;
+      const main = Math.min(whole - SIDE_MIN - GAP, Math.max(MAIN_MIN, boardWidth));
+      const rest = Math.max(SIDE_MIN, Math.min(SIDE_MAX, whole - main - GAP));
+      style.setProperty("--main-col", main + "px");
+      style.setProperty("--side-col", rest + "px");
+      // The panel's own board fits the panel's inside; the panel fits the screen's height.
+      const panel = side.querySelector(".solver");
+      const padding = panel ? panel.offsetWidth - panel.clientWidth + 32 : 34;
+      style.setProperty("--side-room-w", Math.floor(rest - padding) + "px");
+      const top = side.getBoundingClientRect().top + window.scrollY;
+      style.setProperty("--side-h", Math.max(320, window.innerHeight - Math.max(8, top - window.scrollY) - 8) + "px");
+      style.setProperty("--side-room-h", Math.max(140, Math.floor(window.innerHeight * 0.42)) + "px");
+    } else {
+      ["--main-col", "--side-col", "--side-h", "--side-room-w", "--side-room-h"].forEach((name) => style.removeProperty(name));
+      style.setProperty("--room-w", Math.floor(level.clientWidth) + "px");
+    }
     // The height from the board's top (the title and counters stand above it) to the foot of
     // the screen, so the whole board is in view as the page opens.
     const board = document.querySelector("#play .board");
@@ -290,10 +415,13 @@
 
   document.addEventListener("touchstart", onTouchStart, { passive: true });
   // A finger moving on the board is ours: no scroll, and no fling that would eat the next tap.
-  document.addEventListener("touchmove", (event) => { if (touch) event.preventDefault(); }, { passive: false });
+  document.addEventListener("touchmove", (event) => {
+    if (pinch) pinchMove(event);
+    else if (touch) event.preventDefault();
+  }, { passive: false });
   document.addEventListener("touchend", onTouchEnd, { passive: false });
-  document.addEventListener("touchcancel", () => { touch = null; });
-  window.addEventListener("resize", fit);
+  document.addEventListener("touchcancel", () => { touch = null; pinch = null; });
+  window.addEventListener("resize", () => { unzoom(); fit(); });
   window.addEventListener("orientationchange", fit);
   document.addEventListener("htmx:beforeSwap", (event) => {
     const play = document.getElementById("play");
@@ -309,15 +437,65 @@
       board.focus({ preventScroll: true });
     }
     focusInPlay = false;
+    showZoom();
     announce();
   });
   function ready() { fit(); prepareBoard(); }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
   else ready();
 
+  // -- Sharing: the level's address to the clipboard, or the phone's own share sheet ----------
+  function copied(button, text) {
+    const label = button.dataset.label || button.textContent;
+    button.dataset.label = label;
+    button.textContent = text;
+    button.classList.add("done");
+    clearTimeout(button.timer);
+    button.timer = setTimeout(() => { button.textContent = label; button.classList.remove("done"); }, 2500);
+    flash(text);
+  }
+
+  function copyByHand(url) {
+    // Without the clipboard API (a page not served over HTTPS): a selected field and the copy command.
+    const field = document.createElement("textarea");
+    field.value = url;
+    field.setAttribute("readonly", "");
+    field.style.position = "fixed";
+    field.style.opacity = "0";
+    document.body.appendChild(field);
+    field.select();
+    let done = false;
+    try { done = document.execCommand("copy"); } catch (error) { done = false; }
+    field.remove();
+    return done;
+  }
+
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest(".copy-link");
+    if (!button) return;
+    event.preventDefault();
+    const url = new URL(button.dataset.copy || window.location.pathname, window.location.origin).href;
+    const phone = window.matchMedia("(pointer: coarse)").matches;
+    if (phone && navigator.share) {
+      navigator.share({ title: button.dataset.title || document.title, url: url })
+        .then(() => copied(button, "Shared"))
+        .catch((error) => { if (error && error.name !== "AbortError") copied(button, copyByHand(url) ? "Link copied" : url); });
+      return;
+    }
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(url)
+        .then(() => copied(button, "Link copied"))
+        .catch(() => copied(button, copyByHand(url) ? "Link copied" : "Copy this address: " + url));
+    } else {
+      copied(button, copyByHand(url) ? "Link copied" : "Copy this address: " + url);
+    }
+  });
+
   document.addEventListener("keydown", onKey);
   document.addEventListener("click", onClick);
+  document.addEventListener("focusin", (event) => keysTo(event.target));
   document.addEventListener("pointerdown", (event) => {
+    keysTo(event.target);
     const game = current();
     if (game && game.pointerdown) game.pointerdown(event);
   });
@@ -363,6 +541,7 @@
     send: send,
     flash: flash,
     register: (name, handlers) => { games[name] = handlers; },
+    game: (name) => games[name] || null,
     hold: () => { const game = current(); return Boolean(game && game.hold && game.hold()); },
   };
 })();

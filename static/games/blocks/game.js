@@ -69,7 +69,7 @@
     event.preventDefault();
     const board = piece.parentElement;
     const cols = parseInt(board.style.getPropertyValue("--cols"), 10);
-    const cellSize = board.clientWidth / cols;
+    const cellSize = board.getBoundingClientRect().width / cols;  // as shown, zoomed or not
     const [row, col] = piece.dataset.cell.split(",").map(Number);
     const targets = JSON.parse(piece.dataset.targets || "{}");
     const span = piece.style.gridArea.split("/").slice(2).join("/");
@@ -157,6 +157,8 @@
   }
 
   PuzzleLab.register("blocks", {
+    // Each piece glides to where it went (a dragged piece is already there).
+    movers: (board) => Array.from(board.querySelectorAll(".piece")).map((piece) => ({ key: piece.dataset.piece, element: piece })),
     key: key,
     select: select,
     click: tap,

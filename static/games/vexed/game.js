@@ -1,7 +1,8 @@
 // Vexed: select a block, then a direction (a key, or a click on the empty square beside it);
 // or swipe a block left or right. From the keyboard alone: the arrows move a cursor, Space or
 // Enter selects the block under it, then the arrows slide it.
-// After a move the page shows the falls and vanishings one by one, holding input meanwhile.
+// After a move the page shows the falls and vanishings one by one, holding input meanwhile
+// (a key pressed then ends them at once); the selected block stays selected where it lands.
 (function () {
   "use strict";
 
@@ -82,40 +83,168 @@
     return null;
   }
 
+  // -- The falls and vanishings of a move, step by step --------------------------------------
+  // The server sends the boards in between (the frames hook) as hidden templates; the page
+  // plays them, a block gliding from one square to the next, before the settled board.
+  let shownBlocks = null;  // cell -> colour of the board last shown, settled
+  let timer = null;
+  let settle = null;       // ends the steps at once
+
+  function blocksOf(board) {
+    const found = new Map();
+    board.querySelectorAll(".block").forEach((el) => {
+      const colour = Array.from(el.classList).find((name) => name.startsWith("c-"));
+      found.set(el.dataset.cell, colour);
+    });
+    return found;
+  }
+
+  function parse(html) {
+    const holder = document.createElement("template");
+    holder.innerHTML = html.trim();
+    return holder.content.firstElementChild;
+  }
+
+  // What happened between two boards: blocks that moved (a slide, falls: each block found again
+  // as the nearest of its colour that left, above it or beside it) and blocks that vanished.
+  function changes(before, after) {
+    const left = [];
+    before.forEach((colour, cell) => { if (after.get(cell) !== colour) left.push(cell); });
+    const arrived = [];
+    after.forEach((colour, cell) => { if (before.get(cell) !== colour) arrived.push(cell); });
+    const at = (cell) => cell.split(",").map(Number);
+    // Lowest first, so that blocks in one column keep their order as they fall.
+    arrived.sort((a, b) => at(b)[0] - at(a)[0]);
+    const moves = [];
+    arrived.forEach((cell) => {
+      const [r, c] = at(cell);
+      let best = null;
+      left.forEach((from) => {
+        if (before.get(from) !== after.get(cell)) return;
+        const [fr, fc] = at(from);
+        const ok = (fc === c && fr < r) || (fr === r && Math.abs(fc - c) === 1);
+        if (ok && (best === null || at(best)[0] < fr)) best = from;
+      });
+      if (best !== null) {
+        left.splice(left.indexOf(best), 1);
+        moves.push([best, cell]);
+      }
+    });
+    return { moves: moves, vanished: left };
+  }
+
+  function follow(cell, change) {
+    if (!cell) return null;
+    const moved = change.moves.find(([from]) => from === cell);
+    if (moved) return moved[1];
+    return change.vanished.includes(cell) ? null : cell;
+  }
+
+  function endSteps(holder, current, still) {
+    clearTimeout(timer);
+    timer = null;
+    settle = null;
+    if (PuzzleLab.motion) PuzzleLab.motion.finish();
+    if (current && still && current.parentElement === holder) {
+      const focused = document.activeElement === current;
+      still.tabIndex = 0;
+      holder.replaceChild(still, current);
+      if (focused) still.focus({ preventScroll: true });
+    }
+    animating = false;
+    selectBlock(selectedBlock);
+    showCursor();
+  }
+
   function animate() {
     const frames = document.querySelector("#play .frames");
     const board = document.querySelector("#play .vexed");
-    if (!frames || !board) return false;
-    const boards = Array.from(frames.querySelectorAll("template")).map((t) => t.innerHTML);
-    const still = board.outerHTML;
+    if (!board) return false;
+    const settled = blocksOf(board);
+    const before = shownBlocks;
+    shownBlocks = settled;
+    if (!frames) return false;
+    const boards = Array.from(frames.querySelectorAll("template")).map((t) => parse(t.innerHTML));
     frames.remove();
-    if (boards.length === 0) return false;
+    if (!before || boards.length === 0) return false;
+    // The selected block is followed to where it comes to rest (or lets go when it vanishes).
+    const states = [before, ...boards.map(blocksOf), settled];
+    const steps = [];
+    for (let i = 1; i < states.length; i += 1) steps.push(changes(states[i - 1], states[i]));
+    selectedBlock = steps.reduce((cell, change) => follow(cell, change), selectedBlock);
+    if (cursor && selectedBlock) cursor = selectedBlock;
+    const ms = PuzzleLab.motion ? PuzzleLab.motion.stepMs() : 0;
+    if (!ms) return false;
     animating = true;
-    let index = 0;
     const holder = board.parentElement;
-    let current = board;
+    const still = board;
+    const shown = boards.concat([still]);
+    // The board before the move, drawn again from its blocks, is the first on screen.
+    let current = board.cloneNode(true);
+    current.querySelectorAll(".cell").forEach((el) => {
+      const colour = before.get(el.dataset.cell);
+      el.className = colour ? "cell block " + colour : (el.classList.contains("wall") ? "cell wall" : "cell empty");
+      const symbol = el.querySelector(".symbol");
+      if (!colour && symbol) symbol.remove();
+      if (colour && !symbol) {
+        const twin = board.querySelector("." + colour + " .symbol");
+        if (twin) el.appendChild(twin.cloneNode(true));
+      }
+    });
+    holder.replaceChild(current, board);
+    let index = 0;
+    settle = () => endSteps(holder, current, still);
     function step() {
-      const html = index < boards.length ? boards[index] : still;
-      const wrap = document.createElement("div");
-      wrap.innerHTML = html.trim();
-      const next = wrap.firstElementChild;
+      const change = steps[index];
+      const next = shown[index];
+      if (change.moves.length === 0 && change.vanished.length > 0) {
+        // Vanishing: the blocks fade where they stand, then the next board.
+        change.vanished.forEach((cell) => {
+          const el = current.querySelector('[data-cell="' + cell + '"]');
+          if (el) el.classList.add("vanishing");
+        });
+        PuzzleLab.motion.sound("pop");
+        timer = setTimeout(() => { swap(next, null); }, ms);
+        return;
+      }
+      swap(next, change);
+    }
+    function swap(next, change) {
       const focused = document.activeElement === current;
       next.tabIndex = 0;
       holder.replaceChild(next, current);
       if (focused) next.focus({ preventScroll: true });  // the keyboard stays on the board
       current = next;
+      if (change) {
+        change.moves.forEach(([from, to]) => {
+          const el = current.querySelector('[data-cell="' + to + '"]');
+          if (!el) return;
+          const [fr, fc] = from.split(",").map(Number);
+          const [tr, tc] = to.split(",").map(Number);
+          PuzzleLab.motion.glide(el, (fc - tc) * el.offsetWidth, (fr - tr) * el.offsetHeight, ms);
+        });
+      }
       index += 1;
-      if (index <= boards.length) {
-        setTimeout(step, 170);
+      if (index < shown.length) {
+        timer = setTimeout(step, change ? ms : 0);
       } else {
-        animating = false;
-        selectBlock(selectedBlock);
-        showCursor();
+        timer = setTimeout(() => endSteps(holder, current, null), change ? ms : 0);
       }
     }
     step();
     return true;
   }
+
+  function skip() {
+    if (settle) settle();
+  }
+
+  function remember() {
+    const board = document.querySelector("#play .vexed");
+    if (board && !shownBlocks) shownBlocks = blocksOf(board);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", remember);
+  else remember();
 
   PuzzleLab.register("vexed", {
     key: key,
@@ -137,5 +266,6 @@
       if (!animate()) { if (selectedBlock) selectBlock(selectedBlock); showCursor(); }
     },
     hold: () => animating,
+    skip: skip,
   });
 })();

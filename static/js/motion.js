@@ -1,0 +1,195 @@
+// Puzzle Lab: what moves on the screen, and the sounds. The server draws every board; this
+// script only animates from the board that was shown to the one that replaced it (FLIP: note
+// where the pieces were, draw the new board, start each moved piece where it was and let it
+// glide home). A game says which of its elements are pieces through movers() in its
+// registration (app.js); a game that shows steps of its own (falls) uses glide() and hold().
+//
+// One step takes at most 150 ms (settings.js: normal or fast); none at all when the player
+// turned animation off or the system asks for reduced motion. When the next answer comes
+// while a step still plays, that step ends at once and the new board is shown as it is.
+(function () {
+  "use strict";
+
+  const lab = window.PuzzleLab;
+  const settings = window.PuzzleSettings;
+  if (!lab || !settings) return;
+
+  let running = [];      // the animations of the step on screen
+  let busyUntil = 0;     // when that step ends
+
+  function stepMs() {
+    return settings.stepMs();
+  }
+
+  function finish() {
+    running.forEach((animation) => { try { animation.finish(); } catch (error) { /* gone */ } });
+    running = [];
+    busyUntil = 0;
+  }
+
+  // Moves an element (or its ::before / ::after) from (dx, dy) pixels away back to its place.
+  function glide(element, dx, dy, ms, pseudo) {
+    if (!ms || !element.animate || (Math.abs(dx) < 0.5 && Math.abs(dy) < 0.5)) return null;
+    const options = { duration: ms, easing: "cubic-bezier(.2,.7,.3,1)" };
+    if (pseudo) options.pseudoElement = pseudo;
+    const animation = element.animate(
+      [{ transform: "translate(" + dx + "px, " + dy + "px)" }, { transform: "none" }], options);
+    element.classList.add("moving");
+    animation.addEventListener("finish", () => element.classList.remove("moving"));
+    animation.addEventListener("cancel", () => element.classList.remove("moving"));
+    running.push(animation);
+    busyUntil = Math.max(busyUntil, performance.now() + ms);
+    return animation;
+  }
+
+  function board() {
+    return document.querySelector("#play .board");
+  }
+
+  function game() {
+    const level = document.querySelector(".level-page");
+    return level ? lab.game(level.dataset.game) : null;
+  }
+
+  // Where each piece of the board on screen stands, before it is replaced.
+  function measure(old) {
+    const play = old || document.getElementById("play");
+    const shown = play ? play.querySelector(".board") : null;
+    const handlers = game();
+    const pieces = shown && handlers && handlers.movers ? handlers.movers(shown, null) : [];
+    const playing = performance.now() < busyUntil;
+    finish();  // the step on screen ends: the next board starts from where it was going
+    return {
+      pieces: pieces.map((p) => ({ key: p.key, x: p.element.offsetLeft, y: p.element.offsetTop })),
+      solved: Boolean(play && play.classList.contains("is-solved")),
+      moves: play ? Number(play.dataset.moves || 0) : 0,
+      playing: playing,
+    };
+  }
+
+  // After the new board is drawn: glide its pieces from where the old ones stood.
+  function animate(before, fresh) {
+    const play = fresh || document.getElementById("play");
+    if (!before || !play) return;
+    const moves = Number(play.dataset.moves || 0);
+    const solved = play.classList.contains("is-solved");
+    const ms = stepMs();
+    // Keys faster than the motion: the step on screen ends, the new board shows at once.
+    const skip = before.playing || !ms;
+    const shown = board();
+    const handlers = game();
+    let pushed = false;
+    if (!skip && shown && handlers && handlers.movers) {
+      const was = new Map(before.pieces.map((p) => [p.key, p]));
+      handlers.movers(shown, before.pieces).forEach((p) => {
+        const from = was.get(p.key);
+        if (!from) return;
+        const dx = from.x - p.element.offsetLeft;
+        const dy = from.y - p.element.offsetTop;
+        if (glide(p.element, dx, dy, ms, p.pseudo) && p.pushed) pushed = true;
+      });
+    }
+    if (moves !== before.moves) sound(moves > before.moves ? (pushed ? "push" : "move") : "undo");
+    if (solved && !before.solved) whenStill(celebrate);
+  }
+
+  // Waits for a game's own steps (held input) to end.
+  function whenStill(then) {
+    if (lab.hold()) { setTimeout(() => whenStill(then), 40); return; }
+    then();
+  }
+
+  // -- A win: the board glows, the banner pops, a little confetti --------------------------------
+  const COLOURS = ["#d1495b", "#edae49", "#00798c", "#66a182", "#8d6a9f", "#2b4c7e"];
+
+  function celebrate() {
+    sound("win");
+    if (!stepMs()) return;
+    const shown = board();
+    const banner = document.getElementById("solved");
+    if (banner) banner.classList.add("fresh");
+    if (!shown) return;
+    shown.classList.remove("celebrate");
+    void shown.offsetWidth;  // restart the animation
+    shown.classList.add("celebrate");
+    setTimeout(() => shown.classList.remove("celebrate"), 700);
+    const box = shown.getBoundingClientRect();
+    for (let i = 0; i < 28; i += 1) {
+      const bit = document.createElement("span");
+      bit.className = "confetti";
+      bit.setAttribute("aria-hidden", "true");
+      bit.style.background = COLOURS[i % COLOURS.length];
+      document.body.appendChild(bit);
+      const x = box.left + box.width * (0.2 + 0.6 * Math.random());
+      const y = box.top + box.height * 0.35;
+      const dx = (Math.random() - 0.5) * box.width * 0.9;
+      const dy = -80 - Math.random() * 140;
+      const spin = (Math.random() - 0.5) * 720;
+      const flight = bit.animate([
+        { transform: "translate(" + x + "px," + y + "px) rotate(0deg)", opacity: 1 },
+        { transform: "translate(" + (x + dx * 0.7) + "px," + (y + dy) + "px) rotate(" + spin / 2 + "deg)", opacity: 1, offset: 0.45 },
+        { transform: "translate(" + (x + dx) + "px," + (y + dy + 260) + "px) rotate(" + spin + "deg)", opacity: 0 },
+      ], { duration: 900 + Math.random() * 300, easing: "ease-out" });
+      flight.addEventListener("finish", () => bit.remove());
+    }
+  }
+
+  // -- Sounds: short blips made on the spot (WebAudio), only when the player turned them on ------
+  let audio = null;
+  const TONES = {
+    move: [[520, 0.035]],
+    push: [[330, 0.05]],
+    undo: [[420, 0.03]],
+    pop: [[880, 0.04], [1175, 0.05]],
+    win: [[523, 0.09], [659, 0.09], [784, 0.09], [1047, 0.18]],
+  };
+
+  function sound(name) {
+    if (!settings.get("sound") || !TONES[name]) return;
+    const Context = window.AudioContext || window.webkitAudioContext;
+    if (!Context) return;
+    try {
+      audio = audio || new Context();
+      if (audio.state === "suspended") audio.resume();
+      let at = audio.currentTime + 0.01;
+      TONES[name].forEach(([frequency, length]) => {
+        const tone = audio.createOscillator();
+        const volume = audio.createGain();
+        tone.type = "triangle";
+        tone.frequency.value = frequency;
+        volume.gain.setValueAtTime(0.0001, at);
+        volume.gain.exponentialRampToValueAtTime(0.12, at + 0.008);
+        volume.gain.exponentialRampToValueAtTime(0.0001, at + length);
+        tone.connect(volume).connect(audio.destination);
+        tone.start(at);
+        tone.stop(at + length + 0.02);
+        at += length * 0.9;
+      });
+    } catch (error) {
+      // No sound is no loss.
+    }
+  }
+
+  // Swaps of the play partial that htmx makes itself (a solution used, a figure refreshed).
+  let pending = null;
+  document.addEventListener("htmx:beforeSwap", (event) => {
+    const target = event.detail.target;
+    if (target && target.id === "play") pending = measure(target);
+  });
+  document.addEventListener("htmx:afterSwap", (event) => {
+    if (!pending || !event.detail.requestConfig) return;
+    const before = pending;
+    pending = null;
+    animate(before, document.getElementById("play"));
+  });
+
+  lab.motion = {
+    measure: measure,
+    animate: animate,
+    glide: glide,
+    finish: finish,
+    stepMs: stepMs,
+    sound: sound,
+    celebrate: celebrate,
+  };
+})();
