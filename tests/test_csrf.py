@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 from tests.conftest import csrf_of
-from webapp.jobs.embedded import wait_for
+from webapp.jobs.base import wait_for
 from webapp.web.solvers import get_runner
 
 #: A cross-site page's origin, with a port, as a browser names it.

@@ -91,7 +91,7 @@ def test_a_win_from_a_replay_is_assisted_never_the_players_best(app, client):
 
 
 def finished_solve(app, client, moves: list[str], job_id: str = "done1"):
-    from webapp.jobs.embedded import Job, Request
+    from webapp.jobs.base import Job, Request
     from webapp.web.solvers import get_runner
 
     request = Request("sokoban", "", [], "bfs", Limits(), player_of(client), "sokoban/microban/1")
@@ -196,9 +196,10 @@ def test_an_answer_names_its_request_and_an_overtaken_one_is_not_played(client, 
 
 def test_playback_counts_in_the_figure_the_solver_optimised(app, client):
     from webapp.games.blocks import GAME
-    from webapp.jobs.embedded import Job, Request
+    from webapp.jobs.base import Job, Request
     from webapp.solving import solve
     from webapp.web.solvers import get_runner
+    from webapp.web.watch import playback_of
 
     level = GAME.parse((ROOT / "levels" / "blocks" / "classics.txt").read_text())[0]
     result = solve(GAME, level, "path", limits=Limits(seconds=60))
@@ -211,13 +212,13 @@ def test_playback_counts_in_the_figure_the_solver_optimised(app, client):
         get_runner().jobs[job.id] = job
     page = client.get(path).text
     assert "move 0 of 118" in page and "· 0 of 81 path moves" in page
-    job.playback.seek(40)
+    playback_of(job, GAME, level).seek(40)  # the page's playback, as the socket moves it
     reached = GAME.count(level, result.moves[:40])["path_moves"]
     assert f"· {reached} of 81 path moves" in client.get(path).text and 0 < reached < 40
 
 
 def test_a_solve_too_quick_to_chart_draws_no_lines_and_a_longer_one_has_axes():
-    from webapp.jobs.embedded import Job, Request
+    from webapp.jobs.base import Job, Request
     from webapp.web.watch import chart
 
     job = Job(id="c", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
@@ -234,7 +235,7 @@ def test_a_solve_too_quick_to_chart_draws_no_lines_and_a_longer_one_has_axes():
 def test_a_long_solves_chart_starts_at_its_oldest_sample_kept():
     """The history keeps the last samples only; a 44 s solve must fill the chart's width,
     labelled from its oldest sample, not leave its left part empty under a 0 s label."""
-    from webapp.jobs.embedded import HISTORY_POINTS, Job, Request
+    from webapp.jobs.base import HISTORY_POINTS, Job, Request
     from webapp.web.watch import chart
 
     job = Job(id="c", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))

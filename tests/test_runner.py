@@ -7,7 +7,8 @@ import pytest
 from tests.conftest import process_gone, wait_until
 from webapp.games import get
 from webapp.jobs import embedded as runner_module
-from webapp.jobs.embedded import Busy, Job, Request, Runner, wait_for
+from webapp.jobs.base import Busy, Job, Request, wait_for
+from webapp.jobs.embedded import Child, Runner
 from webapp.search import Limits
 
 GAME = get("sokoban")
@@ -86,7 +87,7 @@ def test_a_process_that_ignores_the_flag_is_killed(runner):
     process = runner.context.Process(target=time.sleep, args=(60,), daemon=True)
     process.start()
     job = Job(id="stubborn", request=request(SMALL, "x"), state="running")
-    job._process, job._cancel = process, runner.context.Event()
+    runner.children[job.id] = Child(cancel=runner.context.Event(), process=process)
     runner.cancel(job)
     assert wait_until(lambda: not process.is_alive(), 10)
 
@@ -180,9 +181,10 @@ def test_a_solver_that_stops_answering_is_stopped_after_its_time_limit(runner, m
     process = runner.context.Process(target=time.sleep, args=(60,), daemon=True)
     process.start()
     job = Job(id="silent", request=request(SMALL, "x", seconds=0.5), state="running")
-    job._process, job._cancel, job.started = process, runner.context.Event(), time.monotonic()
+    job.started = time.monotonic()
+    child = runner.children[job.id] = Child(cancel=runner.context.Event(), process=process)
     runner.jobs[job.id] = job
-    assert wait_until(lambda: job.overdue, 5)
+    assert wait_until(lambda: child.overdue, 5)
     assert wait_until(lambda: not process.is_alive(), 10)
 
 
@@ -227,7 +229,7 @@ def test_a_solver_process_that_dies_of_an_error_is_reported(runner):
     crash = Request("no-such-game", SMALL, [], "bfs", Limits(5), "p1", "crash")
     job = runner.submit(crash)
     assert wait_for(job, lambda j: j.state == "done", 30)
-    assert job.result.status == "error" and "stopped unexpectedly (exit 1)" in job.result.error
+    assert job.result.status == "error" and "no-such-game" in job.result.error
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "SCHED_IDLE"), reason="Linux only")

@@ -9,7 +9,8 @@ import os
 import pytest
 
 from tests.test_runner import BIG, SMALL
-from webapp.jobs.embedded import Busy, Request, Runner, wait_for
+from webapp.jobs.base import Busy, Request, wait_for
+from webapp.jobs.embedded import Runner
 from webapp.search import Limits
 
 
@@ -144,10 +145,10 @@ def test_a_slow_process_start_holds_up_no_page_that_looks_up_a_solve(runner, mon
     release, entered = threading.Event(), threading.Event()
     launch = Runner._launch
 
-    def slow_launch(self, job):
+    def slow_launch(self, job, child):
         entered.set()
         release.wait(20)
-        return launch(self, job)
+        return launch(self, job, child)
 
     monkeypatch.setattr(Runner, "_launch", slow_launch)
     submitted = []

@@ -360,7 +360,7 @@ def test_the_cluster_command_serves_and_ctrl_c_stops_everything(tmp_path):
                 ["pgrep", "-P", str(cluster.pid)], capture_output=True, text=True
             ).stdout.split()
         ]
-        assert len(children) == 3  # redis, the worker again, gunicorn
+        assert len(children) == 4  # redis, the worker again, the hint worker, gunicorn
         cluster.send_signal(signal.SIGINT)
         cluster.wait(60)
         assert "stopped" in log.read_text()
@@ -411,39 +411,64 @@ def test_a_hint_is_worked_out_by_a_worker(cluster):
     assert "Next move:" in hint, hint
 
 
-def test_a_queued_solve_whose_job_is_lost_frees_its_board(cluster):
-    """A solve whose RQ job never reaches a worker (the enqueue failed, or the job was lost
-    before it started) is ended, so its board and the player's count are free again."""
-    from webapp.jobs.embedded import Busy, Request
-    from webapp.jobs.scaled import RedisRunner, _key
-    from webapp.search import Limits
+def busy_workers(cluster, a: Server, b: Server) -> list:
+    """Both solve workers busy with watched solves: (visitor, job, socket) each."""
+    watched = []
+    for n in range(2):
+        visitor = Visitor((a, b)[n], LONG)
+        job = job_of(visitor.solve((a, b)[n], "bfs"))
+        ws = visitor.socket((a, b)[n], job)
+        read_until(ws, lambda message: 'data-state="running"' in message)
+        watched.append((visitor, job, ws))
+    return watched
 
-    # A queue no worker listens on: what is queued there waits for good, as a lost job would.
-    runner = RedisRunner(cluster.redis.url, queue_name="nobody-listens")
 
-    def ask() -> Request:
-        return Request("sokoban", "#####\n#@$.#\n#####", [], "bfs", Limits(seconds=5), "p", "b")
+def test_a_queued_solve_whose_token_is_lost_still_runs(cluster):
+    """RQ carries one token per queued solve; one lost (a worker that died before taking
+    its solve) is made again, so the solve still starts when a worker is free."""
+    from rq import Queue
 
-    job = runner.submit(ask())
-    with pytest.raises(Busy):
-        runner.submit(ask())  # the board is taken while the solve waits
-    runner.queue.remove(job.id)  # the job is lost
-    runner.client.hset(_key(job.id), "created", repr(time.time() - 60))
-    runner._reap_dead([job.id])
-    assert runner.client.hget(_key(job.id), "state") == b"done"
-    again = runner.submit(ask())  # the board is free again
+    from webapp.jobs.scaled import QUEUE, connect
 
-    def refuse(*args, **kwargs):
-        raise ConnectionError("the queue is down")
+    a, b = cluster.web[:2]
+    watched = busy_workers(cluster, a, b)
+    waiting = Visitor(b, LONG)
+    job = job_of(waiting.solve(b, "bfs"))
+    ws = waiting.socket(b, job)
+    try:
+        queue = Queue(QUEUE, connection=connect(cluster.redis.url))
+        assert wait_until(lambda: queue.count == 1, 5)
+        queue.empty()  # the token is lost
+        assert wait_until(lambda: queue.count == 1, 5), "the lost token was not made again"
+        first, first_job, _ = watched[0]
+        first.request(a, "POST", LONG + "/solve/cancel", job=first_job)
+        read_until(ws, lambda message: 'data-state="running"' in message, timeout=20)
+    finally:
+        ws.close()
+        waiting.request(b, "POST", LONG + "/solve/cancel", job=job)
+        for visitor, other, other_ws in watched:
+            other_ws.close()
+            visitor.request(a, "POST", LONG + "/solve/cancel", job=other)
 
-    runner.queue.remove(again.id)
-    runner.client.hset(_key(again.id), "created", repr(time.time() - 60))
-    runner._reap_dead([again.id])
-    runner.queue.enqueue_call = refuse  # an enqueue that fails ends its record at once
-    with pytest.raises(ConnectionError):
-        runner.submit(ask())
-    runner.queue.enqueue_call = type(runner.queue).enqueue_call.__get__(runner.queue)
-    assert runner.submit(ask())  # nothing left holding the board
+
+def test_a_solve_watched_from_a_killed_web_process_stops_within_seconds(cluster):
+    """Pages keep a heartbeat in the solve's watch set; a web process killed outright
+    stops renewing it, so its solves stop within seconds, not at their time limit."""
+    doomed = cluster.add_web()
+    other = cluster.web[0]
+    visitor = Visitor(doomed, LONG)
+    job = job_of(visitor.solve(doomed, "bfs"))
+    ws = visitor.socket(doomed, job)
+    read_until(ws, lambda message: 'data-state="running"' in message)
+    doomed.kill()
+    cluster.web.remove(doomed)
+    killed = time.monotonic()
+
+    def stopped() -> bool:
+        return "Cancelled" in visitor.request(other, "GET", LONG)
+
+    assert wait_until(stopped, 10), "the solve ran on after its page's process died"
+    assert time.monotonic() - killed < 10
 
 
 def test_a_queued_solve_whose_page_never_watches_is_reaped_before_it_runs(cluster):

@@ -210,7 +210,7 @@ def test_users_mistakes_never_log_a_stack_trace(client, player, caplog):
 
 
 def test_a_solve_finishing_while_its_panel_renders_never_breaks_the_page(app, monkeypatch):
-    from webapp.jobs.embedded import Job, Request
+    from webapp.jobs.base import Job, Request
     from webapp.search import Limits, Result
     from webapp.web import watch
     from webapp.web.levels import find_level
@@ -235,7 +235,7 @@ def test_a_change_during_the_first_snapshot_is_sent_next(app, monkeypatch):
 
     from simple_websocket import ConnectionClosed
 
-    from webapp.jobs.embedded import Job, Request
+    from webapp.jobs.base import Job, Request
     from webapp.search import Limits
     from webapp.web import live
     from webapp.web.levels import find_level
@@ -317,7 +317,7 @@ def test_a_running_solve_says_what_it_looks_for_and_labels_its_depth(app):
     # note, and depth / f without one (plain searches report either there).
     from dataclasses import replace
 
-    from webapp.jobs.embedded import Job, Request
+    from webapp.jobs.base import Job, Request
     from webapp.search import Limits, Progress
     from webapp.web.levels import find_level
     from webapp.web.watch import render_stream

@@ -1,6 +1,7 @@
 """Playing a solution back, move by move: where it stands, and the commands that move it.
 
-One ``Playback`` per solve, kept on the solve so that a page that reconnects resumes it.
+One ``Playback`` per solve, kept by the web tier (webapp/web/watch.py) beside the solve's job, so
+that a page that reconnects resumes it.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webapp.games.base import Game
-from webapp.jobs.embedded import Job
 
 #: Playback speeds offered, in moves per second.
 SPEEDS = (0.5, 1, 2, 4, 8, 12, 20)
@@ -67,16 +67,11 @@ class Playback:
         return True
 
 
-def playback_of(job: Job, game: Game, level: Any) -> Playback | None:
-    """The playback of a finished solve's solution; None while it has none."""
-    result = job.result
-    if result is None or result.status != "solved":
-        return None
-    if job.playback is None:
-        state = game.replay(level, job.request.moves)
-        states = [state]
-        for token in result.moves or []:
-            state = game.apply(level, state, token)
-            states.append(state)
-        job.playback = Playback(states=states)
-    return job.playback
+def solution_playback(game: Game, level: Any, start: list[str], solution: list[str]) -> Playback:
+    """A playback of ``solution`` from the position after the moves ``start``."""
+    state = game.replay(level, start)
+    states = [state]
+    for token in solution:
+        state = game.apply(level, state, token)
+        states.append(state)
+    return Playback(states=states)

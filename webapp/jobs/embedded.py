@@ -1,9 +1,10 @@
-"""Solver runs in their own processes, never in the web server's.
+"""The embedded transport: solver runs in child processes of this server's fork server.
 
-A ``Runner`` owns every solve of one server process: it caps how many run at once (queueing
-the rest), allows one solve per board per player, forwards each child's progress to whoever
-watches, and stops a child on cancel: first by a flag the search checks, then by signals.
-The child sets its own address-space limit, so a search that outgrows it fails alone.
+A ``Runner`` owns every solve of one server process (``make run``): it caps how many run at
+once (queueing the rest in turns across clients), allows one solve per board per player,
+forwards each child's progress to its ``Job``, and stops a child on cancel: first by a flag
+the search checks, then by signals. The child runs ``webapp.jobs.child.run_request`` and
+sets its own address-space limit, so a search that outgrows it fails alone.
 """
 
 from __future__ import annotations
@@ -13,197 +14,51 @@ import itertools
 import multiprocessing
 import os
 import queue
-import resource
 import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from webapp.search import Limits, Progress, Result
+from webapp.jobs.base import (
+    CONNECT_GRACE,
+    STOP_GRACE,
+    Admission,
+    Job,
+    JobRunner,
+    Request,
+    fair_order,
+    position_in,
+)
+from webapp.jobs.child import confine, run_request
+from webapp.search import Progress, Result
 
-#: Seconds between the cancel flag and SIGTERM, and between SIGTERM and SIGKILL.
-STOP_GRACE = 1.5
-#: Room for the interpreter and its libraries on top of the search's own memory limit.
-MEMORY_HEADROOM_MB = 768
 #: What the fork server imports once for all its children: the solvers, and the compiled
-#: kernels made ready (``webapp.jobs.warmed``), so no child spends its first half second or more
-#: importing numba and loading machine code.
+#: kernels made ready (``webapp.jobs.warmed``), so no child spends its first half second or
+#: more importing numba and loading machine code.
 PRELOAD = ["webapp.solving", "webapp.games", "webapp.jobs.warmed"]
 #: A child past its time limit that has also been silent this long has stopped answering:
 #: it is stopped. (A child still reporting progress, e.g. while building a table, is not.)
 OVERDUE_GRACE = 10.0
-#: A solve for a page waits at least this long for the page's socket to open (a loaded
-#: machine may take a few seconds) before it counts as orphaned.
-CONNECT_GRACE = 5.0
-#: How much lower than the web server solver processes run.
-SOLVER_NICENESS = 10
-#: Progress points kept per solve for the live chart.
-HISTORY_POINTS = 120
-
-
-class Busy(Exception):
-    """A solve that cannot start now, with the reason to show the player."""
-
-
-@dataclass
-class Request:
-    """What to solve: a level (as its canonical text) and the moves to the start position."""
-
-    game: str
-    level_text: str
-    moves: list[str]
-    algorithm: str
-    limits: Limits
-    owner: str  # the player's id: one solve per (owner, board)
-    board: str  # the board's key: the game's name and the level's key
-    #: The module holding the game's ``GAME``, for a game registered from elsewhere.
-    game_module: str = ""
-    #: Where solvers may keep tables on disk (the instance folder), if anywhere.
-    tables_dir: str | None = None
-    #: Who asked, for the queue's fairness: the client's address ("" counts as the owner).
-    client: str = ""
-    #: "solve", or "hint": hints run in a small pool of their own, beside the solves.
-    kind: str = "solve"
-
-    @property
-    def queue_key(self) -> str:
-        return self.client or self.owner
-
-
-@dataclass(eq=False)  # a job is itself: compared by identity, as the queue looks it up
-class Job:
-    """One solve, and the handle to it (python-chess's analysis handle is the model): iterate
-    it for progress, ``wait`` for the result, ``stop`` it; ``with`` stops it on the way out."""
-
-    id: str
-    request: Request
-    state: str = "queued"  # queued | running | done
-    progress: Progress | None = None
-    history: deque = field(default_factory=lambda: deque(maxlen=HISTORY_POINTS))
-    result: Result | None = None
-    pid: int | None = None
-    created: float = field(default_factory=time.monotonic)
-    finished: float | None = None
-    watchers: int = 0
-    orphaned_at: float | None = None
-    started: float | None = None
-    last_heard: float | None = None
-    overdue: bool = False
-    _cancel: Any = None
-    _process: Any = None
-    #: Set once the launcher has started the job's process (or failed to).
-    _launched: Any = None
-    _changed: threading.Condition = field(default_factory=threading.Condition)
-    version: int = 0
-    #: Where a page's playback of the solution stands (webapp.core.playback), kept for reconnects.
-    playback: Any = None
-    _runner: Runner | None = None
-
-    def bump(self) -> None:
-        with self._changed:
-            self.version += 1
-            self._changed.notify_all()
-
-    def wait_change(self, seen: int, timeout: float) -> int:
-        """Block until the job changes after version ``seen`` (or the timeout); the version."""
-        with self._changed:
-            if self.version == seen:
-                self._changed.wait(timeout)
-            return self.version
-
-    # -- the handle --------------------------------------------------------------------------
-    @property
-    def done(self) -> bool:
-        return self.state == "done"
-
-    def wait(self, timeout: float | None = None) -> Result | None:
-        """The result, once the solve ends within ``timeout`` seconds; else None."""
-        wait_for(self, lambda job: job.done, float("inf") if timeout is None else timeout)
-        return self.result
-
-    def stop(self) -> None:
-        """Cancel the solve (queued: at once; running: by flag, then signals)."""
-        if self._runner is not None and not self.done:
-            self._runner.cancel(self)
-
-    def __iter__(self) -> Iterator[Progress]:
-        """Each new progress report until the solve ends."""
-        seen = -1
-        reported = None
-        while True:
-            seen = self.wait_change(seen, 0.5)
-            progress = self.progress
-            if progress is not None and progress is not reported:
-                reported = progress
-                yield progress
-            if self.done:
-                return
-
-    def __enter__(self) -> Job:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
-def _cap_memory(megabytes: int) -> None:
-    """Cap this (child) process's address space: the search's share plus the interpreter's."""
-    cap = (megabytes + MEMORY_HEADROOM_MB) * 2**20
-    try:
-        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    except (ValueError, OSError):
-        pass  # no such limit here: the Monitor's memory check still stops the search
-
-
-def _lower_priority() -> None:
-    """Make this (child) process give the CPU to the web server at once.
-
-    A niced search may still finish its time slice before a woken server thread gets the
-    core; with as many solves as cores, a request can meet that wait at every step. A
-    SCHED_IDLE process is preempted as soon as anything else wants to run: the solve takes
-    what the server leaves."""
-    os.nice(SOLVER_NICENESS)
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (AttributeError, OSError):
-        pass  # not Linux: the nice level still lowers it
 
 
 def _child(request: Request, conn: Any, cancel: Any) -> None:
-    """The solver process: cap memory, rebuild the level, search, send progress and result."""
-    _lower_priority()
-    _cap_memory(request.limits.memory_mb or 2048)
-    from webapp import games
-    from webapp.solving import solve
-
-    if request.game_module:
-        games.register(request.game_module)
-    game = games.get(request.game)
-    if request.tables_dir:
-        game.use_disk_tables(Path(request.tables_dir))
-    level = game.parse(request.level_text)[0]
-    state = game.replay(level, request.moves)
+    """The solver process: the shared solve body, its progress and result sent up the pipe."""
+    confine(request.limits.memory_mb or 2048)
 
     def report(progress: Progress) -> None:
         conn.send(("progress", progress))
 
-    try:
-        result = solve(game, level, request.algorithm, state, request.limits, report, cancel.is_set)
-    except MemoryError:
-        result = Result(status="memory-limit")
-    conn.send(("result", result))
+    conn.send(("result", run_request(request, report, cancel.is_set)))
     conn.close()
 
 
 def _call_child(target: Callable[..., Any], args: tuple, conn: Any, memory_mb: int) -> None:
     """A one-off computation (e.g. a distance table) in its own process, at the solvers'
     low priority."""
-    _lower_priority()
-    _cap_memory(memory_mb)
+    confine(memory_mb)
     try:
         conn.send(("ok", target(*args)))
     except BaseException as exc:  # reported to the parent, which decides what to say
@@ -211,56 +66,22 @@ def _call_child(target: Callable[..., Any], args: tuple, conn: Any, memory_mb: i
     conn.close()
 
 
-@dataclass(frozen=True)
-class Admission:
-    """Who may queue what, the same in both runners (this one and webapp/jobs/scaled.py).
+@dataclass
+class Child:
+    """What this transport keeps of a job beside the handle: its process, its cancel flag,
+    the pages following it and when it was last heard from."""
 
-    A player has one solve per board and ``per_owner`` going; a client ``per_client_queued``
-    waiting; and the last ``reserve`` places of the queue are kept for clients with nothing
-    waiting, so a few clients' floods fill it only so far and a newcomer still gets in. Hints
-    are counted apart from solves: a full queue of solves never refuses a hint, and a client
-    has one hint waiting at most."""
-
-    max_queued: int = 32
-    per_owner: int = 3
-    per_client_queued: int = 8
-    reserve: int = 8
-
-    def check(
-        self,
-        request: Request,
-        *,
-        mine_going: int,
-        board_taken: bool,
-        client_waiting: int,
-        queued: int,
-    ) -> None:
-        """Busy, with what the player reads, unless ``request`` may be queued; the counts are
-        of this player's unfinished jobs, this client's waiting ones of the request's kind,
-        and all those queued of that kind."""
-        if board_taken:
-            raise Busy("A solver is already working on this board. Cancel it first, or wait.")
-        if mine_going >= self.per_owner:
-            raise Busy(
-                f"You already have {mine_going} solves going; wait for one to finish or cancel one."
-            )
-        if request.kind == "hint" and client_waiting:
-            raise Busy("A hint is already being worked out.")
-        if client_waiting >= self.per_client_queued:
-            raise Busy(
-                f"{client_waiting} solves from you are waiting for a solver already: wait for "
-                "one to start, or cancel one."
-            )
-        if queued >= self.max_queued:
-            raise Busy("Every solver is busy and the queue is full: try again in a minute.")
-        if client_waiting and queued >= self.max_queued - self.reserve:
-            raise Busy(
-                "The solver queue's last places are kept for players with nothing waiting: "
-                "wait for one of yours to start."
-            )
+    cancel: Any = None
+    process: Any = None
+    #: Set once the launcher has started the job's process (or failed to).
+    launched: threading.Event | None = None
+    watchers: int = 0
+    orphaned_at: float | None = None
+    last_heard: float | None = None
+    overdue: bool = False
 
 
-class Runner:
+class Runner(JobRunner):
     """Every solve of this server process.
 
     The queue is fair: waiting solves start in turns across clients (the client served
@@ -293,6 +114,7 @@ class Runner:
         self.keep_seconds = keep_seconds
         self.orphan_grace = orphan_grace
         self.jobs: dict[str, Job] = {}
+        self.children: dict[str, Child] = {}
         self.queue: deque[Job] = deque()
         self.lock = threading.RLock()
         self.context = multiprocessing.get_context("forkserver")
@@ -321,9 +143,10 @@ class Runner:
                 client_waiting=sum(job.request.queue_key == request.queue_key for job in alike),
                 queued=len(alike),
             )
-            job = Job(id=secrets.token_urlsafe(12), request=request, _runner=self)
+            job = Job(id=secrets.token_urlsafe(12), request=request, _stop=self.cancel)
+            child = self.children[job.id] = Child()
             if page:
-                job.orphaned_at = job.created + max(0.0, CONNECT_GRACE - self.orphan_grace)
+                child.orphaned_at = job.created + max(0.0, CONNECT_GRACE - self.orphan_grace)
             self.jobs[job.id] = job
             self.queue.append(job)
             self._start_queued()
@@ -336,27 +159,15 @@ class Runner:
                 return 0
             kind = job.request.kind
             order = [queued for queued in self._order() if queued.request.kind == kind]
-            # Not list.index: on a job that is not queued it raises an error whose message is
-            # the job's whole repr.
-            for position, queued in enumerate(order, 1):
-                if queued is job:
-                    return position
-            return 0
+            return position_in(order, job)
 
     def _order(self) -> list[Job]:
         """The queued jobs in the order they will start: in turns across clients, the one
         served longest ago (or never) first; each client's jobs in the order they came."""
-        lines: dict[str, deque[Job]] = {}
+        lines: dict[str, list[Job]] = {}
         for job in self.queue:
-            lines.setdefault(job.request.queue_key, deque()).append(job)
-        clients = sorted(lines, key=lambda key: self._served.get(key, -1))
-        order: list[Job] = []
-        while clients:
-            for key in list(clients):
-                order.append(lines[key].popleft())
-                if not lines[key]:
-                    clients.remove(key)
-        return order
+            lines.setdefault(job.request.queue_key, []).append(job)
+        return fair_order(lines, self._served)
 
     def running(self, kind: str = "solve") -> int:
         """Solves (or hints) running now; one-off computations count with the solves."""
@@ -392,27 +203,29 @@ class Runner:
         """Count the job as running and hand it to the launcher: starting a process through
         the fork server can take seconds on a busy machine, and under the runner's lock it
         held up every page that looked up a solve (2.7 s in bench/abuse.py)."""
-        job._cancel = self.context.Event()
-        job._launched = threading.Event()
-        job.started = job.last_heard = time.monotonic()
-        job.state = "running"
+        child = self.children.setdefault(job.id, Child())
+        child.cancel = self.context.Event()
+        child.launched = threading.Event()
+        child.last_heard = time.monotonic()
+        job.begin()
         self._launches.put(job)
 
     def _launch_forever(self) -> None:
         while True:
             job = self._launches.get()
+            child = self.children[job.id]
             try:
-                self._launch(job)
+                self._launch(job, child)
             except Exception as exc:  # noqa: BLE001 - no process: the solve ends, saying so
                 self._finish(job, Result(status="error", error=f"no solver could start: {exc}"))
             finally:
-                job._launched.set()
+                child.launched.set()
 
-    def _launch(self, job: Job) -> None:
+    def _launch(self, job: Job, child: Child) -> None:
         receive, send = self.context.Pipe(duplex=False)
         process = self.context.Process(
             target=_child,
-            args=(job.request, send, job._cancel),
+            args=(job.request, send, child.cancel),
             daemon=True,
             name=f"solver-{job.id}",
         )
@@ -420,9 +233,8 @@ class Runner:
         send.close()
         # The child has the level now: the job keeps only what the pages need.
         job.request = dataclasses.replace(job.request, level_text="")
-        job._process = process
-        job.pid = process.pid
-        job.bump()
+        child.process = process
+        job.begin(process.pid)
         threading.Thread(target=self._follow, args=(job, receive), daemon=True).start()
 
     def call(
@@ -484,15 +296,14 @@ class Runner:
     # -- following ----------------------------------------------------------------------------
     def _follow(self, job: Job, receive: Any) -> None:
         """Read the child's messages until its result, or its death."""
+        child = self.children[job.id]
         result: Result | None = None
         try:
             while True:
                 kind, payload = receive.recv()
-                job.last_heard = time.monotonic()
+                child.last_heard = time.monotonic()
                 if kind == "progress":
-                    job.progress = payload
-                    job.history.append((payload.elapsed, payload.expanded, payload.frontier))
-                    job.bump()
+                    job.feed(payload)
                 elif kind == "result":
                     result = payload
                     break
@@ -503,13 +314,13 @@ class Runner:
             self.cancel(job)
         finally:
             receive.close()
-        process = job._process
+        process = child.process
         process.join(5)
         if result is None:
             code = process.exitcode
-            if job.overdue:
+            if child.overdue:
                 result = Result(status="timeout", error="the solver stopped answering")
-            elif job._cancel.is_set():
+            elif child.cancel.is_set():
                 result = Result(status="cancelled")
             elif code is not None and code < 0 and -code == 9:
                 result = Result(
@@ -523,11 +334,9 @@ class Runner:
 
     def _finish(self, job: Job, result: Result) -> None:
         with self.lock:
-            job.result = result
-            job.state = "done"
-            job.finished = time.monotonic()
+            job.end(result)
+            self.children.pop(job.id, None)
             self._start_queued()
-        job.bump()
 
     # -- stopping -----------------------------------------------------------------------------
     def cancel(self, job: Job) -> None:
@@ -537,15 +346,17 @@ class Runner:
                 self.queue.remove(job)
                 self._finish(job, Result(status="cancelled"))
                 return
-            if job.state != "running":
+            child = self.children.get(job.id)
+            if job.state != "running" or child is None:
                 return
-            job._cancel.set()
-        threading.Thread(target=self._escalate, args=(job,), daemon=True).start()
+            child.cancel.set()
+        threading.Thread(target=self._escalate, args=(child,), daemon=True).start()
 
-    def _escalate(self, job: Job) -> None:
-        if job._launched is not None:
-            job._launched.wait(60)
-        process = job._process
+    @staticmethod
+    def _escalate(child: Child) -> None:
+        if child.launched is not None:
+            child.launched.wait(60)
+        process = child.process
         if process is None:
             return  # it never started
         process.join(STOP_GRACE)
@@ -558,15 +369,19 @@ class Runner:
 
     def watch(self, job: Job) -> None:
         with self.lock:
-            job.watchers += 1
-            job.orphaned_at = None
+            child = self.children.get(job.id)
+            if child is not None:
+                child.watchers += 1
+                child.orphaned_at = None
 
     def unwatch(self, job: Job) -> None:
         """A page stopped watching; with nobody left, the solve is cancelled after a grace."""
         with self.lock:
-            job.watchers = max(0, job.watchers - 1)
-            if job.watchers == 0 and job.state != "done":
-                job.orphaned_at = time.monotonic()
+            child = self.children.get(job.id)
+            if child is not None:
+                child.watchers = max(0, child.watchers - 1)
+                if child.watchers == 0:
+                    child.orphaned_at = time.monotonic()
 
     def _reap_forever(self) -> None:
         while True:
@@ -578,26 +393,30 @@ class Runner:
         now = time.monotonic()
         with self.lock:
             for job in list(self.jobs.values()):
-                if (
-                    job.orphaned_at is not None
-                    and job.state != "done"
-                    and now - job.orphaned_at > self.orphan_grace
-                ):
-                    job.orphaned_at = None
-                    self.cancel(job)
-                limit = job.request.limits.seconds
-                if (
-                    job.state == "running"
-                    and job.started is not None
-                    and limit is not None
-                    and not job.overdue
-                    and now - job.started > limit + OVERDUE_GRACE
-                    and now - (job.last_heard or job.started) > OVERDUE_GRACE
-                ):
-                    job.overdue = True
+                child = self.children.get(job.id)
+                if child is not None and self._abandoned(job, child, now):
                     self.cancel(job)
                 if job.state == "done" and job.finished and now - job.finished > self.keep_seconds:
                     del self.jobs[job.id]
+
+    def _abandoned(self, job: Job, child: Child, now: float) -> bool:
+        """Whether a solve should stop: nobody has followed it for the grace, or it ran past
+        its time limit and has been silent too (it stopped answering)."""
+        if child.orphaned_at is not None and now - child.orphaned_at > self.orphan_grace:
+            child.orphaned_at = None
+            return True
+        limit = job.request.limits.seconds
+        if (
+            job.state == "running"
+            and job.started is not None
+            and limit is not None
+            and not child.overdue
+            and now - job.started > limit + OVERDUE_GRACE
+            and now - (child.last_heard or job.started) > OVERDUE_GRACE
+        ):
+            child.overdue = True
+            return True
+        return False
 
     def forget(self, job: Job) -> None:
         """Let a finished job go now rather than after ``keep_seconds`` (a hint, once its
@@ -626,15 +445,3 @@ class Runner:
         for job in list(self.jobs.values()):
             if job.state == "running":
                 self.cancel(job)
-
-
-def wait_for(job: Job, predicate: Callable[[Job], bool], timeout: float) -> bool:
-    """Block until ``predicate(job)`` holds or the timeout passes (for tests and hints)."""
-    deadline = time.monotonic() + timeout
-    seen = -1
-    while not predicate(job):
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return False
-        seen = job.wait_change(seen, min(remaining, 0.5))
-    return True

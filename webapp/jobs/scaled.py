@@ -1,32 +1,34 @@
-"""Solver runs through Redis and RQ, for several web processes (``PUZZLE_LAB_REDIS_URL``).
+"""The scaled transport: solver runs on RQ workers through Redis, for several web processes
+(``PUZZLE_LAB_REDIS_URL``, ``make cluster``).
 
-``RedisRunner`` offers the views the interface of ``webapp.jobs.embedded.Runner``: ``submit``,
-``get``, ``latest``, ``cancel``, ``watch``/``unwatch``, ``queue_position``, ``running``,
-``call``. A solve is an RQ job; any ``python -m webapp.jobs.worker`` process, on any host, runs
-it in its work horse (a fork per job) with the limits of the embedded mode: capped address
-space, nice and SCHED_IDLE, the search's own time and node limits. The horse writes the
-solve's state, progress and result into one Redis hash and bumps its version; each web
-process mirrors the solves its pages look at in ``webapp.jobs.embedded.Job`` objects (one thread
-polls their versions), so the views, the socket and the playback work unchanged, and any
-web process streams any solve.
+``RedisRunner`` is a ``JobRunner`` (webapp/jobs/base.py) as the embedded one is, with the same
+admission rules and the same order of turns, kept in Redis so every web process shares them:
 
-Everything shared lives in Redis: the solve's record, which of a player's solves are active
-(per-player caps, one solve per board), the queue (its length is the "busy" cap), the
-page-closed count (``watchers``: the horse cancels itself when no page has watched it for the
-grace) and the cancel flag (the horse checks it several times a second; past a grace the web
-asks RQ to kill the horse wherever it runs). A horse that dies (killed, out of memory, its
-worker killed) stops its heartbeat; the first web process to notice ends the solve with an
-error, so the player's caps free up.
+- A solve's record is one Redis hash (state, progress, result, version); each web process
+  mirrors the solves its pages look at in ``Job`` handles (one thread polls their versions),
+  so any web process streams any solve.
+- The queue is fair: each client has a line per pool (``line:<kind>:<client>``), and a worker
+  that is free takes the next solve by ``_TAKE``, in turns across clients (the one served
+  longest ago first), as ``base.fair_order`` orders them for the queue positions pages show.
+  RQ carries only tokens (``run_next``), one per queued solve: whichever worker takes a token
+  runs the solve whose turn it is then.
+- Hints have a pool of their own: their own lines and RQ queue, served first by every worker
+  and only by the hint worker (``python -m webapp.jobs.worker --hints``), so a hint never
+  waits behind long solves.
+- Pages that follow a solve keep a heartbeat in its ``watch`` set (one entry per web process,
+  renewed every second, lasting a few); a solve whose entries have all lapsed has no page left
+  (closed, or its web process died) and stops itself. The horse checks its cancel flag and
+  that set several times a second; past a grace the web asks RQ to kill the horse.
+- A horse that dies (killed, out of memory, its worker killed) stops its own heartbeat; the
+  first web process to notice ends the solve with an error, so the player's caps free up.
 """
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import pickle
 import secrets
-import signal
 import threading
 import time
 from collections.abc import Callable
@@ -35,24 +37,27 @@ from typing import Any
 import redis
 from rq import Queue, get_current_job
 from rq.command import send_stop_job_command
-from rq.job import Job as RQJob
 from rq.job import JobStatus
 
-from webapp.jobs.embedded import (
+from webapp.jobs.base import (
     CONNECT_GRACE,
     HISTORY_POINTS,
     STOP_GRACE,
     Admission,
     Busy,
     Job,
+    JobRunner,
     Request,
-    _cap_memory,
-    _lower_priority,
+    fair_order,
+    position_in,
 )
+from webapp.jobs.child import confine, die_with_parent, run_request
 from webapp.search import Progress, Result
 
-#: The RQ queue the workers take solves, hints and table builds from.
+#: The RQ queues the workers take tokens from: solves and one-off computations, and hints.
 QUEUE = "puzzlelab"
+HINT_QUEUE = "puzzlelab-hints"
+KINDS = {"solve": QUEUE, "hint": HINT_QUEUE}
 #: Prefix of every key this module writes.
 PREFIX = "pl:"
 #: Seconds between two heartbeats of a running solve, and how long one lasts.
@@ -61,14 +66,16 @@ HEARTBEAT, HEARTBEAT_TTL = 0.5, 3.0
 DEAD_AFTER = HEARTBEAT_TTL + 1.0
 #: Seconds between two looks at a solve's version by a web process following it.
 POLL = 0.05
-#: Seconds between two looks for dead solves.
+#: Seconds between two looks for dead solves, and between two renewals of a web process's
+#: watch entries; how long one entry lasts without renewal.
 REAP_EVERY = 1.0
-#: A queued solve older than this whose RQ job is gone or failed will never start.
-LOST_AFTER = 30.0
+WATCH_TTL = 4.0
 #: How often the horse looks at its cancel flag and watchers.
 CANCEL_CHECK = 0.2
 #: Seconds a web process keeps following a solve no page of its own watches.
 FOLLOW_SECONDS = 120.0
+#: Clients' last turns kept; beyond it, those with nothing waiting are forgotten.
+SERVED_KEPT = 10_000
 #: What a player reads when Redis cannot be reached.
 UNAVAILABLE = "The solver is unavailable right now; try again in a moment. (Playing still works.)"
 
@@ -83,13 +90,34 @@ redis.call('EXPIRE', KEYS[1], ARGV[4])
 redis.call('EXPIRE', KEYS[4], ARGV[4])
 return 1
 """
-# Marks a queued solve running: ARGV pid, host, start time. 0 when it was ended meanwhile.
-_START = """
-if redis.call('HGET', KEYS[1], 'state') ~= 'queued' then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'running', 'pid', ARGV[1], 'host', ARGV[2],
-           'started', ARGV[3])
-redis.call('HINCRBY', KEYS[1], 'version', 1)
-return 1
+# A free worker takes the next solve of a pool: the first in the line of the waiting client
+# served longest ago (base.fair_order's order), marked running. ARGV: prefix, kind, pid,
+# host, now, and the RQ job (the token) that runs it. The job's id, or nothing when none waits.
+_TAKE = """
+local prefix, kind = ARGV[1], ARGV[2]
+local waiting, served = prefix .. 'waiting:' .. kind, prefix .. 'served:' .. kind
+while true do
+  local clients = redis.call('SMEMBERS', waiting)
+  if #clients == 0 then return false end
+  local best, turn = nil, nil
+  for _, client in ipairs(clients) do
+    local t = tonumber(redis.call('HGET', served, client) or '-1')
+    if best == nil or t < turn or (t == turn and client < best) then best, turn = client, t end
+  end
+  local line = prefix .. 'line:' .. kind .. ':' .. best
+  local id = redis.call('LPOP', line)
+  if redis.call('LLEN', line) == 0 then redis.call('SREM', waiting, best) end
+  if id then
+    local key = prefix .. 'job:' .. id
+    if redis.call('HGET', key, 'state') == 'queued' then
+      redis.call('HSET', served, best, redis.call('INCR', prefix .. 'turns'))
+      redis.call('HSET', key, 'state', 'running', 'pid', ARGV[3], 'host', ARGV[4],
+                 'started', ARGV[5], 'rq', ARGV[6])
+      redis.call('HINCRBY', key, 'version', 1)
+      return id
+    end
+  end
+end
 """
 
 
@@ -103,6 +131,18 @@ def _owner_key(owner: str) -> str:
 
 def _latest_key(owner: str, board: str) -> str:
     return f"{PREFIX}latest:{owner}:{board}"
+
+
+def _line_key(kind: str, client: str) -> str:
+    return f"{PREFIX}line:{kind}:{client}"
+
+
+def _waiting_key(kind: str) -> str:
+    return f"{PREFIX}waiting:{kind}"
+
+
+def _served_key(kind: str) -> str:
+    return f"{PREFIX}served:{kind}"
 
 
 ACTIVE = PREFIX + "active"
@@ -121,30 +161,36 @@ def _finish(client: redis.Redis, job_id: str, owner: str, result: Result, keep: 
     return bool(client.eval(_FINISH, len(keys), *keys, *args))
 
 
+def _orphaned(watched: Any, watching: int) -> bool:
+    """Whether a solve's pages are all gone: it was started for a page (``watched``) and no
+    entry of its watch set lasts until now (``watching`` counts those that do)."""
+    return bool(watched) and not watching
+
+
+def _look(pipe: Any, job_id: str, now: float) -> None:
+    """Queue on ``pipe`` what ``_orphaned`` needs: the record's mark and the live entries."""
+    pipe.hget(_key(job_id), "watched")
+    pipe.zcount(_key(job_id, "watch"), now, "+inf")
+
+
 # -- in the worker's horse ------------------------------------------------------------------------
-def _die_with_parent() -> None:
-    """Ask Linux to kill this horse when its worker dies (a killed worker leaves no solve)."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+def run_next(kind: str) -> str:
+    """The RQ task behind every token: run the solve of the pool ``kind`` whose turn it is."""
+    token = get_current_job()
+    client = token.connection
+    die_with_parent()
+    host, now = os.uname().nodename, repr(time.time())
+    taken = client.eval(_TAKE, 0, PREFIX, kind, os.getpid(), host, now, token.id)
+    if not taken:
+        return "nothing waiting"
+    return _run(client, taken.decode())
 
 
-def run_solve(job_id: str) -> str:
-    """The RQ task: run one solve, writing its progress and result into Redis."""
-    client = get_current_job().connection
+def _run(client: redis.Redis, job_id: str) -> str:
+    """Run one solve (already marked running), writing its progress and result into Redis."""
     record = client.hgetall(_key(job_id))
-    if not record:
-        return "gone"
     request: Request = pickle.loads(record[b"request"])
-    owner = request.owner
     keep = float(record.get(b"keep", b"1800"))
-    _die_with_parent()
-    started = client.eval(
-        _START, 1, _key(job_id), os.getpid(), os.uname().nodename, repr(time.time())
-    )
-    if not started:
-        return "ended before it started"
     stop = threading.Event()
 
     def heartbeat() -> None:
@@ -156,11 +202,7 @@ def run_solve(job_id: str) -> str:
             stop.wait(HEARTBEAT)
 
     threading.Thread(target=heartbeat, daemon=True).start()
-    _lower_priority()
-    _cap_memory(request.limits.memory_mb or 2048)
-    from webapp import games
-    from webapp.solving import solve
-
+    confine(request.limits.memory_mb or 2048)
     checked = [0.0, False]
 
     def cancelled() -> bool:
@@ -171,11 +213,11 @@ def run_solve(job_id: str) -> str:
         try:
             pipe = client.pipeline()
             pipe.exists(_key(job_id, "cancel"))
-            pipe.hmget(_key(job_id), "watchers", "orphaned_at", "grace")
-            flag, fields = pipe.execute()
+            _look(pipe, job_id, time.time())
+            flag, watched, watching = pipe.execute()
         except redis.RedisError:
             return False  # Redis away: the solve goes on within its limits
-        checked[1] = bool(flag) or _orphaned(fields, time.time())
+        checked[1] = bool(flag) or _orphaned(watched, watching)
         return checked[1]
 
     def report(progress: Progress) -> None:
@@ -191,46 +233,23 @@ def run_solve(job_id: str) -> str:
             pass
 
     try:
-        if request.game_module:
-            games.register(request.game_module)
-        game = games.get(request.game)
-        if request.tables_dir and os.path.isdir(request.tables_dir):
-            from pathlib import Path
-
-            game.use_disk_tables(Path(request.tables_dir))
-        level = game.parse(request.level_text)[0]
-        state = game.replay(level, request.moves)
-        result = solve(game, level, request.algorithm, state, request.limits, report, cancelled)
-    except MemoryError:
-        result = Result(status="memory-limit")
-    except Exception as exc:  # noqa: BLE001 - told to the player, not raised into RQ
-        result = Result(status="error", error=f"{type(exc).__name__}: {exc}")
+        result = run_request(request, report, cancelled)
     finally:
         stop.set()
-    _finish(client, job_id, owner, result, keep)
+    _finish(client, job_id, request.owner, result, keep)
     client.delete(_key(job_id, "alive"))
     return result.status
 
 
 def run_call(target: Callable[..., Any], args: tuple, memory_mb: int) -> Any:
     """The RQ task for a one-off computation (a distance table), capped like the embedded one."""
-    _die_with_parent()
-    _lower_priority()
-    _cap_memory(memory_mb)
+    die_with_parent()
+    confine(memory_mb)
     return target(*args)
 
 
-def _orphaned(fields: list[Any], now: float) -> bool:
-    """Whether a solve's page has been gone longer than its grace: from its record's
-    watchers, orphaned_at and grace."""
-    watchers, orphaned, grace = fields
-    if int(watchers or 0) > 0 or not orphaned:
-        return False
-    return now - float(orphaned) > float(grace or 0)
-
-
 # -- in the web processes ------------------------------------------------------------------------
-class RedisRunner:
+class RedisRunner(JobRunner):
     """The solves of every web process, through Redis; see the module's docstring."""
 
     def __init__(
@@ -240,14 +259,17 @@ class RedisRunner:
         orphan_grace: float = 10.0,
         max_queued: int = 32,
         per_owner: int = 3,
-        queue_name: str = QUEUE,
         per_client_queued: int = 8,
+        reserve: int = 8,
     ):
         self.client = connect(url)
-        self.queue = Queue(queue_name, connection=self.client)
+        self.queues = {kind: Queue(name, connection=self.client) for kind, name in KINDS.items()}
+        self.queue = self.queues["solve"]
         self.keep_seconds = keep_seconds
         self.orphan_grace = orphan_grace
-        self.admission = Admission(max_queued, per_owner, per_client_queued)
+        self.admission = Admission(max_queued, per_owner, per_client_queued, reserve)
+        #: This process's name in the watch sets of the solves its pages follow.
+        self.name = secrets.token_hex(6)
         self.jobs: dict[str, Job] = {}  # the solves this process mirrors
         self._seen: dict[str, int] = {}  # their Redis versions last read
         self._touched: dict[str, float] = {}
@@ -257,8 +279,8 @@ class RedisRunner:
         threading.Thread(target=self._follow_forever, daemon=True).start()
 
     @property
-    def max_running(self) -> int:
-        """Solves that can run at once: the workers listening now."""
+    def max_running(self) -> int:  # type: ignore[override]
+        """Solves that can run at once: the workers listening for solves now."""
         try:
             from rq import Worker
 
@@ -274,88 +296,97 @@ class RedisRunner:
             raise Busy(UNAVAILABLE) from None
 
     def _submit(self, request: Request, page: bool) -> Job:
-        client = self.client
+        client, kind = self.client, request.kind
         with client.lock(PREFIX + "submit", timeout=5, blocking_timeout=5):
             self._reap_dead(client.smembers(_owner_key(request.owner)))
             mine = [member.decode() for member in client.smembers(_owner_key(request.owner))]
             boards = [client.hget(_key(job_id), "board") for job_id in mine]
-            waiting_key = f"{PREFIX}waiting:{request.kind}:{request.queue_key}"
+            lines = self._lines(kind)
             self.admission.check(
                 request,
                 mine_going=len(mine),
                 board_taken=request.board.encode() in boards,
-                client_waiting=self._still_queued(waiting_key),
-                # A hint goes to the front of the shared queue: one per client bounds them.
-                queued=self.queue.count if request.kind != "hint" else 0,
+                client_waiting=len(lines.get(request.queue_key, [])),
+                queued=sum(len(line) for line in lines.values()),
             )
             job_id = secrets.token_urlsafe(12)
             now = time.time()
-            orphaned = now + max(0.0, CONNECT_GRACE - self.orphan_grace) if page else ""
             pipe = client.pipeline()
             pipe.hset(
                 _key(job_id),
                 mapping={
                     "owner": request.owner,
                     "board": request.board,
+                    "kind": kind,
+                    "client": request.queue_key,
                     "state": "queued",
                     "version": 0,
                     "request": pickle.dumps(request),
                     "created": repr(now),
-                    "watchers": 0,
-                    "orphaned_at": repr(orphaned) if page else "",
+                    "watched": "1" if page else "",
                     "keep": int(self.keep_seconds),
-                    "grace": repr(self.orphan_grace),
                 },
             )
+            if page:  # until the page's socket opens, the page counts as watching
+                until = now + max(CONNECT_GRACE, self.orphan_grace)
+                pipe.zadd(_key(job_id, "watch"), {"page": until})
+                pipe.expire(_key(job_id, "watch"), int(self.keep_seconds))
             pipe.sadd(ACTIVE, job_id)
             pipe.sadd(_owner_key(request.owner), job_id)
-            pipe.sadd(waiting_key, job_id)
-            pipe.expire(waiting_key, int(self.keep_seconds))
             pipe.set(_latest_key(request.owner, request.board), job_id, ex=int(self.keep_seconds))
+            # A client never served goes after those waiting already, before any served one.
+            arrival = client.incr(PREFIX + "turns") - 10**15
+            pipe.hsetnx(_served_key(kind), request.queue_key, arrival)
+            pipe.rpush(_line_key(kind, request.queue_key), job_id)
+            pipe.sadd(_waiting_key(kind), request.queue_key)
             pipe.execute()
-            seconds = request.limits.seconds or 3600
             try:
-                self.queue.enqueue_call(
-                    run_solve,
-                    args=(job_id,),
-                    job_id=job_id,
-                    timeout=int(seconds + 30),
-                    result_ttl=60,
-                    failure_ttl=300,
-                    at_front=not page,  # a hint is short: it goes before the waiting solves
-                )
+                self._token(kind, request.limits.seconds)
             except Exception:
                 # Never queued: end its record at once, or the board would stay "taken".
                 lost = Result(status="error", error="the solver queue did not take this solve")
-                _finish(client, job_id, request.owner, lost, self.keep_seconds)
+                self._cancel_queued(job_id, request.owner, lost)
                 raise
-        job = Job(id=job_id, request=request, _runner=self)  # type: ignore[arg-type]
-        with self.lock:
-            self.jobs[job_id] = job
-            self._seen[job_id] = -1
-            self._touched[job_id] = time.monotonic()
+        job = self._mirror(job_id, request)
         self._refresh(job)
         return job
 
-    def _still_queued(self, key: str) -> int:
-        """How many of the solves in the set at ``key`` still wait; the others leave it."""
-        members = [member.decode() for member in self.client.smembers(key)]
-        if not members:
-            return 0
+    def _token(self, kind: str, seconds: float | None = None) -> None:
+        """One more turn for a free worker of the pool: it runs whichever solve is next."""
+        self.queues[kind].enqueue_call(
+            run_next,
+            args=(kind,),
+            timeout=int((seconds or 3600) + 30),
+            result_ttl=60,
+            failure_ttl=300,
+        )
+
+    def _lines(self, kind: str) -> dict[str, list[str]]:
+        """Each waiting client's line of a pool, its job ids in the order they came."""
+        clients = [member.decode() for member in self.client.smembers(_waiting_key(kind))]
         pipe = self.client.pipeline(transaction=False)
-        for job_id in members:
-            pipe.hget(_key(job_id), "state")
-        states = pipe.execute()
-        gone = [job_id for job_id, state in zip(members, states, strict=True) if state != b"queued"]
-        if gone:
-            self.client.srem(key, *gone)
-        return len(members) - len(gone)
+        for queue_key in clients:
+            pipe.lrange(_line_key(kind, queue_key), 0, -1)
+        lines = pipe.execute() if clients else []
+        return {
+            queue_key: [job_id.decode() for job_id in line]
+            for queue_key, line in zip(clients, lines, strict=True)
+            if line
+        }
+
+    def _mirror(self, job_id: str, request: Request) -> Job:
+        job = Job(id=job_id, request=request, _stop=self.cancel)
+        with self.lock:
+            job = self.jobs.setdefault(job_id, job)
+            self._seen.setdefault(job_id, -1)
+            self._touched[job_id] = time.monotonic()
+        return job
 
     def call(
         self, target: Callable[..., Any], *args: Any, timeout: float = 30.0, memory_mb: int = 1024
     ) -> Any:
         """Run ``target(*args)`` on a worker and return its result; TimeoutError or RuntimeError
-        as ``Runner.call``."""
+        as the embedded runner's ``call``."""
         try:
             job = self.queue.enqueue_call(
                 run_call,
@@ -385,19 +416,27 @@ class RedisRunner:
     def queue_position(self, job: Job) -> int:
         if job.state != "queued":
             return 0
+        kind = job.request.kind
         try:
-            position = self.queue.get_job_position(job.id)
+            lines = self._lines(kind)
+            clients = list(lines)
+            turns = self.client.hmget(_served_key(kind), clients) if clients else []
         except redis.RedisError:
             return 0
-        return 0 if position is None else position + 1
+        served = {c: float(t) for c, t in zip(clients, turns, strict=True) if t is not None}
+        return position_in(fair_order(lines, served), job.id)
 
-    def running(self) -> int:
+    def running(self, kind: str = "solve") -> int:
         try:
-            members = self.client.smembers(ACTIVE)
+            members = [member.decode() for member in self.client.smembers(ACTIVE)]
             pipe = self.client.pipeline()
             for job_id in members:
-                pipe.hget(_key(job_id.decode()), "state")
-            return sum(1 for state in pipe.execute() if state == b"running")
+                pipe.hmget(_key(job_id), "state", "kind")
+            return sum(
+                1
+                for state, of in pipe.execute()
+                if state == b"running" and (of or b"solve").decode() == kind
+            )
         except redis.RedisError:
             return 0
 
@@ -417,11 +456,7 @@ class RedisRunner:
         request: Request = pickle.loads(blob)
         if request.owner != owner:
             return None
-        job = Job(id=job_id, request=request, _runner=self)  # type: ignore[arg-type]
-        with self.lock:
-            job = self.jobs.setdefault(job_id, job)
-            self._seen.setdefault(job_id, -1)
-            self._touched[job_id] = time.monotonic()
+        job = self._mirror(job_id, request)
         self._refresh(job)
         return job
 
@@ -439,7 +474,7 @@ class RedisRunner:
         version = client.hget(_key(job.id), "version")
         if version is None:  # the record expired, or Redis lost it
             if not job.done:
-                self._end_locally(job, Result(status="error", error="the solver lost this solve"))
+                job.end(Result(status="error", error="the solver lost this solve"))
                 return True
             return False
         if int(version) == self._seen.get(job.id):
@@ -453,23 +488,14 @@ class RedisRunner:
             job.progress = pickle.loads(record[b"progress"])
         job.history.clear()
         job.history.extend(tuple(json.loads(point)) for point in history)
-        if record.get(b"pid"):
-            job.pid = int(record[b"pid"])
         state = record.get(b"state", b"queued").decode()
         if state == "done":
-            job.result = pickle.loads(record[b"result"])
-            job.finished = time.monotonic()
-        elif state == "running" and job.started is None:
-            job.started = time.monotonic()
-        job.state = state
-        job.bump()
+            job.end(pickle.loads(record[b"result"]))
+        elif state == "running":
+            job.begin(int(record[b"pid"]) if record.get(b"pid") else None)
+        else:
+            job.bump()
         return True
-
-    def _end_locally(self, job: Job, result: Result) -> None:
-        job.result = result
-        job.state = "done"
-        job.finished = time.monotonic()
-        job.bump()
 
     def _follow_forever(self) -> None:
         while True:
@@ -485,13 +511,17 @@ class RedisRunner:
         """Stop mirroring a finished job here (its records in Redis expire on their own)."""
         with self.lock:
             if job.done:
-                self.jobs.pop(job.id, None)
-                self._seen.pop(job.id, None)
-                self._touched.pop(job.id, None)
+                self._drop(job.id)
+
+    def _drop(self, job_id: str) -> None:
+        self.jobs.pop(job_id, None)
+        self._seen.pop(job_id, None)
+        self._touched.pop(job_id, None)
 
     def follow(self) -> None:
         """Bring the mirrored solves up to date (their versions in one round trip); forget
-        ones nobody here looks at."""
+        ones nobody here looks at; every second, renew this process's watch entries and look
+        for solves that died or lost their pages."""
         now = time.monotonic()
         with self.lock:
             jobs = list(self.jobs.values())
@@ -500,9 +530,7 @@ class RedisRunner:
             idle = now - self._touched.get(job.id, now)
             if self._local_watchers.get(job.id, 0) == 0 and idle > FOLLOW_SECONDS:
                 with self.lock:
-                    self.jobs.pop(job.id, None)
-                    self._seen.pop(job.id, None)
-                    self._touched.pop(job.id, None)
+                    self._drop(job.id)
             elif not job.done:
                 followed.append(job)
         if followed:
@@ -514,10 +542,23 @@ class RedisRunner:
                     self._refresh(job)
         if now - self._last_reap > REAP_EVERY:
             self._last_reap = now
-            self._reap_dead(self.client.smembers(ACTIVE))
+            self._renew_watches()
+            self.reap()
+
+    def _renew_watches(self) -> None:
+        """This process's pages still follow these solves: say so for a few seconds more. A
+        process that dies stops renewing, and its solves lose their pages within WATCH_TTL."""
+        with self.lock:
+            watched = [job_id for job_id, count in self._local_watchers.items() if count > 0]
+        if watched:
+            pipe = self.client.pipeline(transaction=False)
+            for job_id in watched:
+                pipe.zadd(_key(job_id, "watch"), {self.name: time.time() + WATCH_TTL})
+            pipe.execute()
 
     def _reap_dead(self, job_ids: Any) -> None:
-        """End the running solves whose horse stopped beating (killed, or its worker was)."""
+        """End the running solves whose horse stopped beating (killed, or its worker was),
+        and take out of the queue those whose pages went away before a worker took them."""
         now = time.time()
         client = self.client
         ids = [raw.decode() if isinstance(raw, bytes) else raw for raw in job_ids]
@@ -525,26 +566,19 @@ class RedisRunner:
             return
         pipe = client.pipeline(transaction=False)
         for job_id in ids:
-            pipe.hmget(_key(job_id), "state", "started", "owner", "created")
+            pipe.hmget(_key(job_id), "state", "started", "owner")
             pipe.exists(_key(job_id, "alive"))
-            pipe.hmget(_key(job_id), "watchers", "orphaned_at", "grace")
+            _look(pipe, job_id, now)
         answers = pipe.execute()
         for index, job_id in enumerate(ids):
-            (state, started, owner, created), alive = answers[3 * index], answers[3 * index + 1]
+            (state, started, owner), alive, watched, watching = answers[4 * index : 4 * index + 4]
             if state is None:  # the record is gone: so is the solve
                 client.srem(ACTIVE, job_id)
                 continue
-            if state == b"queued" and _orphaned(answers[3 * index + 2], now):
-                # Its page went away before a worker took it: it never runs (as the embedded
-                # runner does), so a queue of solves nobody watches cannot shut others out.
+            if state == b"queued" and _orphaned(watched, watching):
+                # Its page went away before a worker took it: it never runs (as in the
+                # embedded runner), so solves nobody watches cannot shut others out.
                 self._cancel_queued(job_id, owner.decode())
-                continue
-            if state == b"queued" and created and now - float(created) > LOST_AFTER:
-                if self._lost_in_queue(job_id):
-                    lost = Result(
-                        status="error", error="the solver queue lost this solve; try again"
-                    )
-                    _finish(client, job_id, owner.decode(), lost, self.keep_seconds)
                 continue
             if state != b"running" or not started or now - float(started) < DEAD_AFTER:
                 continue
@@ -559,29 +593,34 @@ class RedisRunner:
                 )
             _finish(client, job_id, owner.decode(), result, self.keep_seconds)
 
-    def _lost_in_queue(self, job_id: str) -> bool:
-        """Whether RQ no longer has a queued solve's job waiting or running (it was lost or
-        failed before the solve began): then nothing will ever start it."""
-        try:
-            status = RQJob.fetch(job_id, connection=self.client).get_status()
-        except Exception:  # noqa: BLE001 - rq's NoSuchJobError, or a job it cannot read
-            return True
-        if status == JobStatus.QUEUED:
-            return job_id not in self.queue.get_job_ids()  # queued, but in no queue
-        return status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED)
+    def _heal_tokens(self) -> None:
+        """Every queued solve has a token in its pool's RQ queue (one lost with a worker
+        that died before taking its solve is made again); a token too many finds nothing."""
+        for kind, queue in self.queues.items():
+            missing = sum(len(line) for line in self._lines(kind).values()) - queue.count
+            for _ in range(max(0, missing)):
+                self._token(kind)
+        served = _served_key("solve")
+        if self.client.hlen(served) > SERVED_KEPT:
+            waiting = {m.decode() for m in self.client.smembers(_waiting_key("solve"))}
+            gone = [c for c in self.client.hkeys(served) if c.decode() not in waiting]
+            self.client.hdel(served, *gone)
 
     # -- stopping -----------------------------------------------------------------------------
-    def _cancel_queued(self, job_id: str, owner: str) -> None:
-        """Take a solve out of the queue before any worker runs it, and end its record."""
-        try:
-            RQJob.fetch(job_id, connection=self.client).cancel()
-        except Exception:  # noqa: BLE001 - taken by a worker meanwhile: the flag stops it
-            pass
+    def _cancel_queued(self, job_id: str, owner: str, result: Result | None = None) -> None:
+        """Take a solve out of its line before any worker runs it, and end its record."""
+        kind, queue_key = self.client.hmget(_key(job_id), "kind", "client")
+        if kind and queue_key:
+            line = _line_key(kind.decode(), queue_key.decode())
+            self.client.lrem(line, 0, job_id)
+            if not self.client.llen(line):
+                self.client.srem(_waiting_key(kind.decode()), queue_key)
         self.client.set(_key(job_id, "cancel"), "1", ex=int(self.keep_seconds))
-        _finish(self.client, job_id, owner, Result(status="cancelled"), self.keep_seconds)
+        ended = result or Result(status="cancelled")
+        _finish(self.client, job_id, owner, ended, self.keep_seconds)
 
     def cancel(self, job: Job) -> None:
-        """Queued: removed from the queue at once; running: the flag, then RQ kills the horse."""
+        """Queued: taken out of its line at once; running: the flag, then RQ kills the horse."""
         try:
             state = self.client.hget(_key(job.id), "state")
             if state == b"queued":
@@ -604,8 +643,8 @@ class RedisRunner:
                     return
             except redis.RedisError:
                 return
-        try:
-            send_stop_job_command(self.client, job.id)
+        try:  # the RQ job whose horse runs the solve: the token it took
+            send_stop_job_command(self.client, self.client.hget(_key(job.id), "rq").decode())
         except Exception:  # noqa: BLE001 - the horse ended meanwhile
             pass
 
@@ -614,13 +653,16 @@ class RedisRunner:
             self._local_watchers[job.id] = self._local_watchers.get(job.id, 0) + 1
         try:
             pipe = self.client.pipeline()
-            pipe.hincrby(_key(job.id), "watchers", 1)
-            pipe.hset(_key(job.id), "orphaned_at", "")
+            pipe.zadd(_key(job.id, "watch"), {self.name: time.time() + WATCH_TTL})
+            pipe.zrem(_key(job.id, "watch"), "page")
+            pipe.expire(_key(job.id, "watch"), int(self.keep_seconds))
             pipe.execute()
         except redis.RedisError:
             pass
 
     def unwatch(self, job: Job) -> None:
+        """A page of this process stopped following; with none left here, this process's
+        entry lasts the grace (a reload comes back within it), then lapses."""
         with self.lock:
             left = self._local_watchers.get(job.id, 1) - 1
             if left > 0:
@@ -628,15 +670,16 @@ class RedisRunner:
             else:
                 self._local_watchers.pop(job.id, None)
         self._touched[job.id] = time.monotonic()
+        if left > 0:
+            return
         try:
-            watchers = self.client.hincrby(_key(job.id), "watchers", -1)
-            if watchers <= 0:
-                self.client.hset(_key(job.id), "orphaned_at", repr(time.time()))
+            self.client.zadd(_key(job.id, "watch"), {self.name: time.time() + self.orphan_grace})
         except redis.RedisError:
             pass
 
     def reap(self) -> None:
         self._reap_dead(self.client.smembers(ACTIVE))
+        self._heal_tokens()
 
     def shutdown(self) -> None:
-        pass
+        """Nothing runs in this process: the workers' solves stop when their pages go."""

@@ -260,6 +260,8 @@ class Cluster:
         }
         for number in range(args.workers):
             self.spawn(f"worker-{number + 1}", [sys.executable, "-m", "webapp.jobs.worker"], env)
+        # The hint pool: one worker for hints alone, so a hint never waits behind solves.
+        self.spawn("worker-hints", [sys.executable, "-m", "webapp.jobs.worker", "--hints"], env)
         self.spawn(
             "web",
             [sys.executable, "-m", "gunicorn", "-c", "python:webapp.ops.serving", "--workers",
@@ -278,7 +280,10 @@ class Cluster:
                     log = self.folder / "web.log"
                     raise RuntimeError(f"the web processes did not start: see {log}") from None
                 time.sleep(0.2)
-        say(f"{args.web} web processes and {args.workers} solver workers serving on {url}")
+        say(
+            f"{args.web} web processes, {args.workers} solver workers and a hint worker "
+            f"serving on {url}"
+        )
 
     def watch(self) -> str:
         """Start again a solver worker or Redis that stopped (as systemd's Restart=always

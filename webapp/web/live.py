@@ -18,14 +18,14 @@ from flask_sock import ConnectionClosed, Sock
 
 from webapp import games
 from webapp.core.play import Play
-from webapp.core.playback import Playback, playback_of
-from webapp.jobs.embedded import Busy, Job, Request
+from webapp.core.playback import Playback
+from webapp.jobs.base import Busy, Job, Request
 from webapp.web.budgets import client_key, socket_turn, waiting_elsewhere
 from webapp.web.errors import BadRequest
 from webapp.web.levels import Found, find_level, load_play, play_context, save_play
 from webapp.web.players import player_id, same_origin
 from webapp.web.solvers import get_runner, get_tables, hint_limits, web_limits
-from webapp.web.watch import render_frame, render_panel, render_stream
+from webapp.web.watch import playback_of, render_frame, render_panel, render_stream
 
 bp = Blueprint("live", __name__)
 sock = Sock()

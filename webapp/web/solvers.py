@@ -12,6 +12,7 @@ from pathlib import Path
 from flask import Flask, current_app
 
 from webapp import games
+from webapp.jobs.base import JobRunner
 from webapp.jobs.embedded import Runner
 from webapp.jobs.scaled import RedisRunner
 from webapp.jobs.tables import Tables
@@ -20,7 +21,7 @@ from webapp.search import Limits
 
 def init_app(app: Flask) -> None:
     config = app.config
-    runner: Runner | RedisRunner
+    runner: JobRunner
     if config.get("REDIS_URL"):
         # The scaled mode: solves run on RQ workers, shared by every web process.
         runner = RedisRunner(
@@ -45,7 +46,7 @@ def init_app(app: Flask) -> None:
         prebuild_disk_tables(Path(app.instance_path))
 
 
-def get_runner() -> Runner | RedisRunner:
+def get_runner() -> JobRunner:
     return current_app.extensions["puzzlelab.runner"]
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from flask import render_template
 
-from webapp.core.playback import SPEEDS, Playback, playback_of
+from webapp.core.playback import SPEEDS, Playback, solution_playback
 from webapp.games.base import Game
-from webapp.jobs.embedded import Job
+from webapp.jobs.base import Job
 from webapp.search import Result
 from webapp.web.levels import Found
 from webapp.web.solvers import get_runner
@@ -16,6 +17,21 @@ from webapp.web.solvers import get_runner
 #: Fewest points, and least seconds, a chart needs to say anything: a solve quicker than that
 #: is a line from nothing to everything (two such lines crossed, for the two figures).
 CHART_POINTS, CHART_SECONDS = 4, 0.3
+#: Where each page's playback of a solve stands, kept while the runner keeps the job, so a
+#: page that reconnects resumes it.
+_PLAYBACKS: weakref.WeakKeyDictionary[Job, Playback] = weakref.WeakKeyDictionary()
+
+
+def playback_of(job: Job, game: Game, level: Any) -> Playback | None:
+    """The playback of a finished solve's solution; None while it has none."""
+    result = job.result
+    if result is None or result.status != "solved":
+        return None
+    playback = _PLAYBACKS.get(job)
+    if playback is None:
+        moves = result.moves or []
+        playback = _PLAYBACKS[job] = solution_playback(game, level, job.request.moves, moves)
+    return playback
 
 
 def chart(job: Job, width: int = 300, height: int = 80) -> dict[str, Any]:

@@ -1,0 +1,85 @@
+"""The solve body, written once for every transport: what runs in a solver process (the
+embedded runner's fork-server child, or an RQ worker's work horse).
+
+The process caps its own address space and lowers its priority, rebuilds the level from its
+text, replays the moves to the start position and searches within the request's limits,
+reporting progress through ``report`` and stopping when ``cancelled`` says so.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+from collections.abc import Callable
+from pathlib import Path
+
+from webapp.jobs.base import Request
+from webapp.search import Progress, Result
+
+#: Room for the interpreter and its libraries on top of the search's own memory limit.
+MEMORY_HEADROOM_MB = 768
+#: How much lower than the web server solver processes run.
+SOLVER_NICENESS = 10
+
+
+def cap_memory(megabytes: int) -> None:
+    """Cap this (child) process's address space: the search's share plus the interpreter's."""
+    cap = (megabytes + MEMORY_HEADROOM_MB) * 2**20
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    except (ValueError, OSError):
+        pass  # no such limit here: the Monitor's memory check still stops the search
+
+
+def lower_priority() -> None:
+    """Make this (child) process give the CPU to the web server at once.
+
+    A niced search may still finish its time slice before a woken server thread gets the
+    core; with as many solves as cores, a request can meet that wait at every step. A
+    SCHED_IDLE process is preempted as soon as anything else wants to run: the solve takes
+    what the server leaves."""
+    os.nice(SOLVER_NICENESS)
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        pass  # not Linux: the nice level still lowers it
+
+
+def die_with_parent() -> None:
+    """Ask Linux to kill this process when its parent dies (a killed worker leaves no solve)."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def confine(memory_mb: int) -> None:
+    """What every solver process does first: low priority, capped memory."""
+    lower_priority()
+    cap_memory(memory_mb)
+
+
+def run_request(
+    request: Request,
+    report: Callable[[Progress], None],
+    cancelled: Callable[[], bool],
+) -> Result:
+    """Solve what ``request`` asks; every failure becomes a result the player can read."""
+    from webapp import games
+    from webapp.solving import solve
+
+    try:
+        if request.game_module:
+            games.register(request.game_module)
+        game = games.get(request.game)
+        if request.tables_dir and os.path.isdir(request.tables_dir):
+            game.use_disk_tables(Path(request.tables_dir))
+        level = game.parse(request.level_text)[0]
+        state = game.replay(level, request.moves)
+        return solve(game, level, request.algorithm, state, request.limits, report, cancelled)
+    except MemoryError:
+        return Result(status="memory-limit")
+    except Exception as exc:  # noqa: BLE001 - told to the player, never raised into the runner
+        return Result(status="error", error=f"{type(exc).__name__}: {exc}")
