@@ -6,6 +6,8 @@ settings; the level tiles, the copy button and the words for one."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -42,7 +44,7 @@ def screen(request, browser):
 # -- Motion ------------------------------------------------------------------------------------
 
 #: Records, on every change of the play area and on every frame, the Vexed board's blocks
-#: ("row,column:colour", sorted) whenever they change, and whether a block was gliding.
+#: ("row,column:colour", sorted) whenever they change, and whether a piece was gliding.
 RECORD_BOARDS = """() => {
     window.boards = [];
     window.glided = false;
@@ -52,8 +54,9 @@ RECORD_BOARDS = """() => {
             .map((el) => el.dataset.cell + ':' + [...el.classList].find((c) => c.startsWith('c-')).slice(2))
             .sort().join(' ');
         if (window.boards[window.boards.length - 1] !== blocks) window.boards.push(blocks);
-        if (document.getAnimations().some((a) => a.effect && a.effect.target
-                && a.effect.target.closest && a.effect.target.closest('#play .board'))) {
+        // Glides are script animations (not the style sheet's transitions, such as a fade).
+        if (document.getAnimations().some((a) => a.constructor === Animation && a.effect
+                && a.effect.target && a.effect.target.closest('#play .board'))) {
             window.glided = true;
         }
     };
@@ -375,3 +378,52 @@ def test_the_home_page_shows_each_game_and_the_site_can_be_installed(screen, liv
         screen.locator(".paste textarea").fill(example)
         screen.locator(".paste button[type=submit]").click()
         expect(screen.locator("#play .board")).to_be_visible()
+
+
+def test_on_a_phone_the_solver_panel_is_made_for_fingers(browser, live_server):
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    try:
+        page.goto(live_server.url + "/sliding/p/3x3-123456708")
+        page.locator("#solve-button").tap()
+        expect(page.locator("#solve-status")).to_have_attribute("data-status", "solved", timeout=30_000)
+        sizes = page.locator("#solver button, #solver select").evaluate_all(
+            "(all) => all.filter((el) => el.offsetParent)"
+            ".map((el) => [el.textContent.trim(), el.getBoundingClientRect().height])"
+        )
+        assert sizes and all(height >= 40 for _, height in sizes), sizes
+        # A hint is shown for this position only: gone after the move.
+        page.locator("#hint-button").tap()
+        expect(page.locator("#hint")).not_to_be_empty()
+        page.locator("h1").tap()
+        page.locator("#play .pad [data-direction=l]").tap()
+        expect(page.locator("#solved")).to_be_visible()
+        expect(page.locator("#hint")).to_be_empty()
+    finally:
+        context.close()
+
+
+#: A Vexed level where a slid block falls two rows and stays (tests/test_browser_feel.py).
+LANDING = """Vexed level
+title: Landing
+--
+#######
+#a____#
+##____#
+##___b#
+##b__a#
+#######
+"""
+
+
+def test_a_vexed_block_stays_selected_where_it_lands(page, live_server):
+    page.goto(live_server.url + "/vexed/")
+    page.locator(".paste textarea").fill(LANDING)
+    page.locator(".paste button[type=submit]").click()
+    page.locator('#play [data-cell="1,1"]').click()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#count-moves")).to_have_text("1")
+    wait_in_page(page, "() => !window.PuzzleLab.hold()")
+    expect(page.locator('#play [data-cell="3,2"]')).to_have_class(re.compile(r"\bselected\b"))
+    page.keyboard.press("ArrowRight")  # the same block, again
+    expect(page.locator("#count-moves")).to_have_text("2")

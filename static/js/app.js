@@ -116,6 +116,8 @@
   let waiting = null;
   function showPlay(html) {
     const game = current();
+    // The next answer while the game still animates the last: the animation jumps to its end.
+    if (game && game.hold && game.hold() && game.skip) game.skip();
     if (game && game.hold && game.hold()) {
       if (waiting === null) setTimeout(() => { const next = waiting; waiting = null; showPlay(next); }, 50);
       waiting = html;
@@ -132,6 +134,9 @@
     const fresh = document.getElementById("play");
     if (fresh) htmx.trigger(fresh, "htmx:afterSwap", { target: fresh, elt: fresh });
     if (motion && fresh) motion.animate(before, fresh);
+    // A hint is for the position it was asked in: gone once the board changed.
+    const hint = document.getElementById("hint");
+    if (hint && fresh && old.dataset.cursor !== fresh.dataset.cursor) hint.textContent = "";
   }
 
   function send(values) {

@@ -170,6 +170,39 @@
     }
   }
 
+  // -- The solver's playback: one step forward or back glides too (a seek or the live search
+  // jumps) ------------------------------------------------------------------------------------
+  let stepFrom = null;
+
+  function playbackAt() {
+    const position = document.getElementById("playback-pos");
+    return position ? Number(position.dataset.position) : null;
+  }
+
+  document.addEventListener("htmx:wsBeforeMessage", () => {
+    const shown = document.querySelector("#solve-board .board");
+    const handlers = game();
+    stepFrom = null;
+    if (!shown || !handlers || !handlers.movers || playbackAt() === null) return;
+    stepFrom = {
+      at: playbackAt(),
+      pieces: handlers.movers(shown, null).map((p) => ({ key: p.key, x: p.element.offsetLeft, y: p.element.offsetTop })),
+    };
+  });
+  document.addEventListener("htmx:wsAfterMessage", () => {
+    const from = stepFrom;
+    stepFrom = null;
+    const shown = document.querySelector("#solve-board .board");
+    const handlers = game();
+    const ms = stepMs();
+    if (!from || !shown || !ms || Math.abs(playbackAt() - from.at) !== 1) return;
+    const was = new Map(from.pieces.map((p) => [p.key, p]));
+    handlers.movers(shown, from.pieces).forEach((p) => {
+      const old = was.get(p.key);
+      if (old) glide(p.element, old.x - p.element.offsetLeft, old.y - p.element.offsetTop, ms, p.pseudo);
+    });
+  });
+
   // Swaps of the play partial that htmx makes itself (a solution used, a figure refreshed).
   let pending = null;
   document.addEventListener("htmx:beforeSwap", (event) => {

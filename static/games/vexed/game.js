@@ -263,6 +263,8 @@
       return null;
     },
     afterSwap: () => {
+      // (Called again for the same swap while its steps play: they reselect when they end.)
+      if (animating) return;
       if (!animate()) { if (selectedBlock) selectBlock(selectedBlock); showCursor(); }
     },
     hold: () => animating,
