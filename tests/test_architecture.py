@@ -161,3 +161,80 @@ def test_no_shared_file_names_a_game():
             if NAMED.search(text):
                 offenders.append(f"{path.relative_to(ROOT)}:{number}: {NAMED.search(text)[0]}")
     assert offenders == []
+
+
+#: The tiers by folder, highest first: a module imports only from its own tier or below.
+#: Operations run the app; the web tier is Flask's; core, jobs and storage are Flask-free
+#: services; the games, the generic search and the one door to the solvers are at the bottom.
+TIERS = {
+    "webapp.__main__": 4,
+    "webapp.ops": 4,
+    "webapp": 3,  # create_app
+    "webapp.web": 3,
+    "webapp.core": 2,
+    "webapp.jobs": 2,
+    "webapp.storage": 2,
+    "webapp.solving": 1,
+    "webapp.games": 1,
+    "webapp.search": 1,
+}
+#: What only the web tier may import.
+WEB_LIBRARIES = ("flask", "flask_sock", "flask_limiter", "werkzeug", "jinja2")
+
+
+def tier_of(module: str) -> int:
+    """The tier of a module: that of the longest folder (or module) of TIERS it is in."""
+    parts = module.split(".")
+    for end in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:end])
+        if prefix in TIERS:
+            return TIERS[prefix]
+    raise AssertionError(f"{module} is in no tier: give its folder one in TIERS")
+
+
+def upward(graph: dict[str, set[str]]) -> list[str]:
+    return [
+        f"{source} (tier {tier_of(source)}) imports {target} (tier {tier_of(target)})"
+        for source, targets in sorted(graph.items())
+        for target in sorted(targets)
+        if tier_of(target) > tier_of(source)
+    ]
+
+
+def test_imports_run_down_the_tiers():
+    assert upward(import_graph()) == []
+
+
+def test_an_import_up_the_tiers_is_found():
+    graph = {"webapp.core.play": {"webapp.web.pages"}, "webapp.web.pages": {"webapp.core.play"}}
+    assert upward(graph) == ["webapp.core.play (tier 2) imports webapp.web.pages (tier 3)"]
+
+
+def libraries_of(path: Path) -> set[str]:
+    """The top-level names of everything a file imports (outside TYPE_CHECKING)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    found = set()
+    for node in ast.walk(tree):
+        if _type_checking_only(node, parents):
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_nothing_outside_the_web_tier_imports_the_web_libraries():
+    offenders = [
+        f"{name} imports {library}"
+        for name, path in modules().items()
+        if tier_of(name) != 3
+        for library in sorted(libraries_of(path) & set(WEB_LIBRARIES))
+    ]
+    assert offenders == []
+
+
+def test_few_modules_stand_directly_in_the_package():
+    loose = [p.name for p in PACKAGE.glob("*.py") if p.name not in ("__init__.py", "__main__.py")]
+    assert len(loose) <= 6, loose

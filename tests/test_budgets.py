@@ -30,27 +30,27 @@ def paste(client, token, **headers):
     return client.post("/sokoban/new", data={"text": LEVEL, "csrf_token": token}, headers=headers)
 
 
-def test_pastes_are_counted_per_client_whatever_the_cookie(budget_app, monkeypatch):
-    from webapp.web import budgets
-
-    monkeypatch.setitem(budgets.LIMITS, "web.paste", ("3 per hour", "Too many pastes."))
-    app = create_app({"TESTING": True, "INSTANCE_PATH": budget_app.instance_path + "2"})
+def test_pastes_are_counted_per_client_whatever_the_cookie(budget_app):
+    app = create_app(
+        {
+            "TESTING": True,
+            "INSTANCE_PATH": budget_app.instance_path + "2",
+            "BUDGET_PASTES": "3 per hour",
+        }
+    )
     for _ in range(3):
         client, token = fresh(app)
         assert paste(client, token).status_code == 303
     client, token = fresh(app)  # a new cookie, the same address
     refused = paste(client, token)
-    assert refused.status_code == 429 and "Too many pastes." in refused.text
+    assert refused.status_code == 429 and "shared many levels this hour" in refused.text
     other, token = fresh(app, "198.51.100.1")  # another client still may
     assert paste(other, token).status_code == 303
 
 
-def test_uploads_and_solves_have_budgets_per_client(monkeypatch, tmp_path):
-    from webapp.web import budgets
-
-    monkeypatch.setitem(budgets.LIMITS, "web.upload_picture", ("1 per hour", "Too many pictures."))
-    monkeypatch.setitem(budgets.LIMITS, "live.start_solve", ("1 per hour", "Too many solves."))
-    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
+def test_uploads_and_solves_have_budgets_per_client(tmp_path):
+    settings = {"BUDGET_UPLOADS": "1 per hour", "BUDGET_SOLVES": "1 per hour"}
+    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path), **settings})
     client, token = fresh(app)
 
     def upload():
@@ -65,7 +65,7 @@ def test_uploads_and_solves_have_budgets_per_client(monkeypatch, tmp_path):
     client, token = fresh(app)
     client.get(level)
     again = client.post(level + "/solve", data={"algorithm": "bfs", "csrf_token": token})
-    assert again.status_code == 429 and "Too many solves." in again.text
+    assert again.status_code == 429 and "started many solves lately" in again.text
     with app.app_context():
         from webapp.web.solvers import get_runner
 
@@ -188,11 +188,10 @@ def test_an_ipv6_client_is_its_56():
             assert client_key() == key
 
 
-def test_a_homes_many_ipv6_networks_share_one_budget(monkeypatch, tmp_path):
-    from webapp.web import budgets
-
-    monkeypatch.setitem(budgets.LIMITS, "web.paste", ("3 per hour", "Too many pastes."))
-    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
+def test_a_homes_many_ipv6_networks_share_one_budget(tmp_path):
+    app = create_app(
+        {"TESTING": True, "INSTANCE_PATH": str(tmp_path), "BUDGET_PASTES": "3 per hour"}
+    )
     answers = []
     for network in range(5):  # five /64s of one /56
         client, token = fresh(app, f"2001:db8:7:{network:x}::1")

@@ -124,9 +124,9 @@ def test_each_paster_sees_their_own_title_and_the_first_stays_for_everyone_else(
     first, address = paste("Morning Walk")
     second, same = paste("Rude Words")
     assert same == address  # one board, one address
-    assert "<h1>Morning Walk</h1>" in first.get(address).text
-    assert "<h1>Rude Words</h1>" in second.get(address).text
-    assert "<h1>Morning Walk</h1>" in app.test_client().get(address).text
+    assert ">Morning Walk</h1>" in first.get(address).text
+    assert ">Rude Words</h1>" in second.get(address).text
+    assert ">Morning Walk</h1>" in app.test_client().get(address).text
 
 
 def test_an_overlong_title_is_refused_with_its_length_not_dropped(client):
@@ -146,11 +146,9 @@ def test_a_replay_link_lists_the_moves_around_its_position_and_has_a_length_limi
     assert too_long.status_code == 400 and "20,000 at most" in too_long.text
 
 
-def test_the_move_budget_counts_every_move_text_of_a_pipelined_request(tmp_path, monkeypatch):
-    from webapp.web import budgets
-
-    monkeypatch.setattr(budgets, "MOVE_BYTES", "10 per minute")
-    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
+def test_the_move_budget_counts_every_move_text_of_a_pipelined_request(tmp_path):
+    settings = {"BUDGET_MOVE_BYTES": "10 per minute"}
+    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path), **settings})
     client = app.test_client()
     page = client.get("/sokoban/first-steps/3")
     headers = {"X-CSRF-Token": csrf_of(page.text), "HX-Request": "true"}

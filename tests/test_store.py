@@ -26,7 +26,8 @@ from webapp.storage.store import (
     StoreUnavailable,
     connect,
 )
-from webapp.web.database import UNREACHABLE, start_expiry
+from webapp.web.database import start_expiry
+from webapp.web.errors import UNREACHABLE
 
 KEY = ("sokoban", "microban/1")
 LATER = time.time() + 200 * 86400

@@ -95,7 +95,7 @@ def known_optimum(game: Game, level: Any) -> int | None:
     """The proved length of the shortest solution of a board, where its par is below it,
     wherever the board comes from (a built-in collection, a paste, a shared link); else None."""
     optimum = _optima(game.name).get(game.board_text(level))
-    par = getattr(level, "par", None)
+    par = game.par(level)
     return optimum if optimum is not None and par is not None and optimum > par else None
 
 

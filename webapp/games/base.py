@@ -208,6 +208,12 @@ class Game(ABC, Generic[Level, State]):
         """Rows and columns of the board (a picture is cropped to this shape)."""
         return (getattr(level, "height", 1), getattr(level, "width", 1))
 
+    def par(self, level: Level) -> int | None:
+        """The level's par, where its collection publishes one: the moves a good solution
+        takes, which a player's count is scored against (their golf score). None by
+        default."""
+        return None
+
     def frames(self, level: Level, state: State, move: str) -> list[State]:
         """The positions a move passes through before it comes to rest, in order, for the
         page to animate; not the resting position itself. None by default."""

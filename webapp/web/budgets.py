@@ -7,9 +7,10 @@ budgets). Behind a proxy the client is the address the proxy saw, taken from
 X-Forwarded-For only when ``PROXIES`` says how many proxies stand in front (werkzeug's
 ProxyFix); otherwise anyone could claim any address.
 
-The limits live in one table, ``LIMITS``, by view; Flask-Limiter counts them, in memory by
-default, in Redis when ``RATELIMIT_STORAGE_URI`` (or ``REDIS_URL``) names one, so that every
-web process shares the same counts.
+A view declares its limits beside its route (``@limit``), each one a setting a deployment may
+change (``BUDGET_<NAME>``); Flask-Limiter counts them, in memory by default, in Redis when
+``RATELIMIT_STORAGE_URI`` (or ``REDIS_URL``) names one, so that every web process shares the
+same counts.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ import ipaddress
 import itertools
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import Flask, Response, current_app, g, request, session
 from flask_limiter import Limiter
@@ -30,34 +31,30 @@ from limits import parse
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.wsgi import ClosingIterator
 
-from webapp.web.errors import BadRequest
+from webapp.core.errors import TooMany
 
-#: Endpoint -> (limit, what the player reads when it is spent). "per client" throughout.
-LIMITS = {
-    "live.start_solve": (
-        "12 per minute;120 per hour",
-        "You have started many solves lately; wait a minute before the next one.",
-    ),
-    "live.hint": ("30 per minute", "You have asked for many hints lately; wait a minute."),
-    # A page opens one socket a solve, and again after a drop; each open renders the panel.
-    "live.solve_socket": ("60 per minute", "Too many solver streams opened lately."),
-    "web.paste": ("60 per hour", "You have shared many levels this hour; please wait a while."),
-    "web.upload_picture": (
-        "20 per hour",
-        "You have uploaded many pictures this hour; please wait a while.",
-    ),
-    "web.generate": ("120 per hour", "You have made many new games this hour; please wait."),
-    "web.play_action": (
-        "40 per second;2000 per minute",
-        "Too many moves at once; slow down a little.",
-    ),
-}
 #: Bytes of move text one client may send a minute (a move is a few bytes; this is over
 #: 10,000 moves a minute).
 MOVE_BYTES = "400000 per minute"
 #: New players one client may start an hour (the BUDGET_NEW_PLAYERS setting): counted when a
 #: visitor first acts, never for reading, so a class or an office behind one address plays.
 NEW_PLAYERS = "100 per hour"
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def limit(name: str, default: str, message: str, **options: Any) -> Callable[[F], F]:
+    """Declare, beside a route (under its route decorator), what one client may ask of it:
+    ``default`` (e.g. "60 per hour"), or what the setting ``BUDGET_<NAME>`` says; ``message``
+    is what the player reads once it is spent. ``options`` go to Flask-Limiter (``cost``,
+    ``scope``). ``init_app`` puts every declared limit on its view."""
+
+    def declare(view: F) -> F:
+        view.__dict__.setdefault("budgets", []).append((name, default, message, options))
+        return view
+
+    return declare
 
 
 #: The prefix length that makes one IPv6 client.
@@ -82,7 +79,7 @@ def address_key(address: str) -> str:
     return str(parsed)
 
 
-def _move_bytes() -> int:
+def move_bytes() -> int:
     """The bytes of move text a request carries (a pipelined request carries several)."""
     if request.form.get("action") != "move":
         return 0
@@ -118,7 +115,7 @@ class Allowance:
     def check(self) -> None:
         """Refuse the request (429, the message) when this client's allowance is spent."""
         if not self.left():
-            raise BadRequest(self.message, 429)
+            raise TooMany(self.message)
 
     def charge(self, cost: int) -> bool:
         """Count ``cost`` against this client; False when it did not fit (it is still spent)."""
@@ -529,23 +526,25 @@ def init_app(app: Flask) -> None:
     app.extensions["puzzlelab.limiter"] = limits
     app.before_request(_start_clock)
     app.teardown_request(_charge_clock)
-    for endpoint, (limit, message) in LIMITS.items():
-        view = app.view_functions[endpoint]
-        view = limits.limit(limit, error_message=message)(view)
-        if endpoint == "web.play_action":
-            view = limits.limit(
-                MOVE_BYTES,
-                cost=_move_bytes,
-                scope="move-bytes",
-                error_message="Too many moves at once; slow down a little.",
-            )(view)
+    # After the views: every limit declared beside a route goes on its view.
+    declared = 0
+    for endpoint, view in list(app.view_functions.items()):
+        for name, default, message, options in getattr(view, "budgets", ()):
+            setting = f"BUDGET_{name.upper()}"
+
+            def value(setting: str = setting, default: str = default) -> str:
+                return current_app.config.get(setting) or default
+
+            view = limits.limit(value, error_message=message, **options)(view)
+            declared += 1
         app.view_functions[endpoint] = view
+    if not declared:
+        raise RuntimeError("budgets.init_app runs after the views are registered")
 
 
-class TooManyPlayers(BadRequest):
+class TooManyPlayers(TooMany):
     def __init__(self) -> None:
         super().__init__(
             "Many new players have started playing from your network this hour, so this "
-            "one cannot be kept; try again in a while. Reading levels and replays is open.",
-            429,
+            "one cannot be kept; try again in a while. Reading levels and replays is open."
         )

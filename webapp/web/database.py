@@ -16,13 +16,12 @@ import threading
 import time
 from collections.abc import Callable
 
-from flask import Flask, current_app, g, render_template, request
+from flask import Flask, current_app, g
 
 from webapp.storage.store import (
     PostgresConnections,
     PostgresStore,
     Recent,
-    StaleGame,
     Store,
     StoreUnavailable,
     connect,
@@ -32,9 +31,6 @@ _connections = threading.local()
 
 #: How often old games are swept out of the store.
 EXPIRY_INTERVAL = 6 * 3600
-
-#: What a player sees when the database cannot be reached.
-UNREACHABLE = "The game store is unreachable; your game is safe. Please try again in a moment."
 
 
 def init_app(app: Flask) -> None:
@@ -59,8 +55,6 @@ def init_app(app: Flask) -> None:
         def make_store() -> Store:
             return Store(connect(path), recent)
 
-    app.register_error_handler(StoreUnavailable, store_unavailable)
-    app.register_error_handler(StaleGame, stale_game)
     if not app.config.get("TESTING"):
         start_expiry(make_store, float(app.config.get("EXPIRE_DAYS", 180)), bool(url))
 
@@ -103,25 +97,3 @@ def get_store() -> Store:
             cache[path] = connect(path)
         g.store = Store(cache[path], current_app.extensions.get("puzzlelab.recent"))
     return g.store
-
-
-def store_unavailable(error: StoreUnavailable) -> tuple[str, int, dict[str, str]]:
-    """A 503 saying the game is safe: every write is one transaction, so a request the
-    database failed wrote nothing. htmx requests get the sentence alone, to flash."""
-    current_app.logger.warning("game store unreachable: %s", error)
-    headers = {"Retry-After": "5"}
-    if request.headers.get("HX-Request"):
-        return UNREACHABLE, 503, {**headers, "Content-Type": "text/plain; charset=utf-8"}
-    return render_template("error.html", message=UNREACHABLE), 503, headers
-
-
-#: What a player sees when their game changed elsewhere while this request was on its way.
-STALE = "This game was changed in another tab or window; here it is as it stands now."
-
-
-def stale_game(error: StaleGame) -> tuple[str, int, dict[str, str]]:
-    """A 409: the save was refused, nothing was overwritten. htmx reloads the page (so the
-    board shows the stored game); a plain form gets the sentence and a link back."""
-    if request.headers.get("HX-Request"):
-        return STALE, 409, {"HX-Refresh": "true", "Content-Type": "text/plain; charset=utf-8"}
-    return render_template("error.html", message=STALE), 409, {}

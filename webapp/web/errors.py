@@ -1,19 +1,14 @@
-"""A user's mistakes and the server's, as pages a player can read: never a stack trace."""
+"""Every error a player can meet, as a page they can read: never a stack trace. All the
+handlers live here: the refusals the services raise (webapp/core/errors.py), the store's
+(unreachable, or a game changed elsewhere) and the framework's own."""
 
 from __future__ import annotations
 
-from flask import Flask, Response, render_template, request
+from flask import Flask, Response, current_app, render_template, request
 from werkzeug.exceptions import HTTPException
 
-
-class BadRequest(Exception):
-    """A user's mistake: shown as a message with a 4xx status, never as a stack trace."""
-
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.message = message
-        self.status = status
-
+from webapp.core.errors import Refused
+from webapp.storage.store import StaleGame, StoreUnavailable
 
 #: What a player reads for the errors the framework raises.
 HTTP_MESSAGES = {
@@ -22,6 +17,10 @@ HTTP_MESSAGES = {
     413: "That upload is too large.",
     500: "Something went wrong on our side. Your game is safe; please try again.",
 }
+#: What a player sees when the database cannot be reached.
+UNREACHABLE = "The game store is unreachable; your game is safe. Please try again in a moment."
+#: What a player sees when their game changed elsewhere while this request was on its way.
+STALE = "This game was changed in another tab or window; here it is as it stands now."
 
 
 def error_response(message: str, status: int) -> Response | tuple[str, int]:
@@ -32,14 +31,37 @@ def error_response(message: str, status: int) -> Response | tuple[str, int]:
     return render_template("error.html", message=message), status
 
 
-def init_app(app: Flask) -> None:
-    @app.errorhandler(BadRequest)
-    def bad_request(error: BadRequest) -> Response | tuple[str, int]:
-        return error_response(error.message, error.status)
+def refused(error: Refused) -> Response | tuple[str, int]:
+    return error_response(error.message, error.status)
 
-    @app.errorhandler(HTTPException)
-    def http_error(error: HTTPException) -> Response | tuple[str, int]:
-        status = error.code or 500
-        return error_response(
-            HTTP_MESSAGES.get(status, error.description or "Something went wrong."), status
-        )
+
+def http_error(error: HTTPException) -> Response | tuple[str, int]:
+    status = error.code or 500
+    return error_response(
+        HTTP_MESSAGES.get(status, error.description or "Something went wrong."), status
+    )
+
+
+def store_unavailable(error: StoreUnavailable) -> tuple[str, int, dict[str, str]]:
+    """A 503 saying the game is safe: every write is one transaction, so a request the
+    database failed wrote nothing. htmx requests get the sentence alone, to flash."""
+    current_app.logger.warning("game store unreachable: %s", error)
+    headers = {"Retry-After": "5"}
+    if request.headers.get("HX-Request"):
+        return UNREACHABLE, 503, {**headers, "Content-Type": "text/plain; charset=utf-8"}
+    return render_template("error.html", message=UNREACHABLE), 503, headers
+
+
+def stale_game(error: StaleGame) -> tuple[str, int, dict[str, str]]:
+    """A 409: the save was refused, nothing was overwritten. htmx reloads the page (so the
+    board shows the stored game); a plain form gets the sentence and a link back."""
+    if request.headers.get("HX-Request"):
+        return STALE, 409, {"HX-Refresh": "true", "Content-Type": "text/plain; charset=utf-8"}
+    return render_template("error.html", message=STALE), 409, {}
+
+
+def init_app(app: Flask) -> None:
+    app.register_error_handler(Refused, refused)
+    app.register_error_handler(HTTPException, http_error)
+    app.register_error_handler(StoreUnavailable, store_unavailable)
+    app.register_error_handler(StaleGame, stale_game)

@@ -17,11 +17,11 @@ from flask import Blueprint, Flask, current_app, render_template, request
 from flask_sock import ConnectionClosed, Sock
 
 from webapp import games
+from webapp.core.errors import NotFound, Refused
 from webapp.core.play import Play
 from webapp.core.playback import Playback
 from webapp.jobs.base import Busy, Job, Request
-from webapp.web.budgets import client_key, socket_turn, waiting_elsewhere
-from webapp.web.errors import BadRequest
+from webapp.web.budgets import client_key, limit, socket_turn, waiting_elsewhere
 from webapp.web.levels import Found, find_level, load_play, play_context, save_play
 from webapp.web.players import player_id, same_origin
 from webapp.web.solvers import get_runner, get_tables, hint_limits, web_limits
@@ -139,12 +139,17 @@ def client_address() -> str:
 
 # -- HTTP actions -----------------------------------------------------------------------------
 @bp.post("/<game_name>/<collection>/<ident>/solve")
+@limit(
+    "solves",
+    "12 per minute;120 per hour",
+    "You have started many solves lately; wait a minute before the next one.",
+)
 def start_solve(game_name: str, collection: str, ident: str) -> str:
     found = find_level(game_name, collection, ident)
     play = load_play(found)
     algorithm = request.form.get("algorithm") or found.game.default_for(found.level)
     if algorithm not in found.game.algorithms():
-        raise BadRequest(f"{found.game.title} has no solver called {algorithm[:40]!r}.")
+        raise Refused(f"{found.game.title} has no solver called {algorithm[:40]!r}.")
     moves = play.moves if request.form.get("start") == "current" else []
     solve = solve_request(found, moves, algorithm, web_limits(), found.board_key)
     try:
@@ -159,7 +164,7 @@ def cancel_solve(game_name: str, collection: str, ident: str) -> str:
     found = find_level(game_name, collection, ident)
     job = get_runner().get(request.form.get("job", ""), player_id())
     if job is None:
-        raise BadRequest("That solve is not running any more.", 404)
+        raise NotFound("That solve is not running any more.")
     job.stop()
     with waiting_elsewhere():
         job.wait(5)
@@ -173,9 +178,9 @@ def use_solution(game_name: str, collection: str, ident: str) -> str:
     found = find_level(game_name, collection, ident)
     job = get_runner().get(request.form.get("job", ""), player_id())
     if job is None or job.result is None or job.result.status != "solved":
-        raise BadRequest("There is no solution to use; solve the level first.", 404)
+        raise NotFound("There is no solution to use; solve the level first.")
     if job.request.board != found.board_key:
-        raise BadRequest("That solution is for another level.", 404)
+        raise NotFound("That solution is for another level.")
     play = load_play(found)
     solution = list(job.result.moves or [])
     message = ""
@@ -186,10 +191,13 @@ def use_solution(game_name: str, collection: str, ident: str) -> str:
     else:
         message = "Your position changed since this solve started; solve again from here."
     save_play(found, play)
-    return render_template("partials/play.html", **play_context(found, play, message))
+    return render_template(
+        "partials/play.html", **play_context(found, play, message, request.form.get("action", ""))
+    )
 
 
 @bp.post("/<game_name>/<collection>/<ident>/hint")
+@limit("hints", "30 per minute", "You have asked for many hints lately; wait a minute.")
 def hint(game_name: str, collection: str, ident: str) -> str:
     found = find_level(game_name, collection, ident)
     play = load_play(found)
@@ -240,13 +248,15 @@ def hint_failure(result: Any, seconds: float) -> str:
 
 # -- the socket ---------------------------------------------------------------------------------
 @sock.route("/<game_name>/<collection>/<ident>/solve/ws/<job_id>", bp=bp)
+# A page opens one socket a solve, and again after a drop; each open renders the panel.
+@limit("sockets", "60 per minute", "Too many solver streams opened lately.")
 def solve_socket(ws: Any, game_name: str, collection: str, ident: str, job_id: str) -> None:
     if not same_origin(request):
         ws.close(reason=1008, message="cross-site socket refused")
         return
     try:
         found = find_level(game_name, collection, ident)
-    except BadRequest as error:
+    except Refused as error:
         ws.close(reason=1008, message=error.message[:120])
         return
     job = get_runner().get(job_id, player_id())

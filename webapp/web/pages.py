@@ -29,17 +29,18 @@ from flask import (
 from jinja2 import TemplateNotFound
 
 from webapp import games
-from webapp.core import catalog, pictures
-from webapp.core.catalog import CUSTOM, POSITION, LevelRef
+from webapp.core import catalog, pictures, sharing
+from webapp.core.catalog import POSITION, LevelRef
+from webapp.core.errors import Conflict, NotFound, Refused
+from webapp.core.levels import get_game
 from webapp.core.play import Play, Turns
 from webapp.games.base import MAX_LEVEL_TEXT, Game, IllegalMove, LevelError, MoveError
 from webapp.web import budgets
+from webapp.web.budgets import limit
 from webapp.web.database import get_store
-from webapp.web.errors import BadRequest
 from webapp.web.levels import (
     Found,
     find_level,
-    get_game,
     load_play,
     picture_folder,
     play_context,
@@ -54,8 +55,6 @@ from webapp.web.watch import panel_context
 bp = Blueprint("web", __name__)
 
 MAX_MOVE_TEXT = 200_000
-#: Longest title a pasted level may carry.
-MAX_TITLE = 200
 #: Most separate moves in one request (keys that queued up behind a slow answer).
 MAX_MOVE_TEXTS = 1000
 #: A page's own name for itself, so the moves it numbers are played in its order.
@@ -110,7 +109,7 @@ def collection_page(game_name: str, collection: str) -> str:
     game = get_game(game_name)
     found = catalog.collection(game.name, collection)
     if found is None:
-        raise BadRequest(f"{game.title} has no collection called {collection!r}.", 404)
+        raise NotFound(f"{game.title} has no collection called {collection!r}.")
     keys = [f"{found.slug}/{n}" for n in range(1, len(found.levels) + 1)]
     results = get_store().results(player_id(), game.name, keys)
     started = get_store().started(player_id(), game.name)
@@ -135,7 +134,7 @@ def level_page(game_name: str, collection: str, ident: str) -> Response | str:
         # A replay link opens a view of its moves; the player's own game stays as it is
         # until they choose "Play from here".
         if len(moves) > MAX_MOVE_TEXT:
-            raise BadRequest(f"The move string is too long (the most is {MAX_MOVE_TEXT:,}).")
+            raise Refused(f"The move string is too long (the most is {MAX_MOVE_TEXT:,}).")
         replay = replay_context(found, moves, request.args.get("at"))
     context = _level_context(found)
     if replay:
@@ -147,10 +146,21 @@ def _level_context(found: Found, message: str = "") -> dict[str, Any]:
     """What the level page shows: the player's game and the solver panel."""
     play = load_play(found)
     job = get_runner().latest(player_id(), found.board_key)
-    return {**panel_context(found, job), **play_context(found, play, message)}
+    return {
+        **panel_context(found, job),
+        **play_context(found, play, message, request.form.get("action", "")),
+    }
 
 
 @bp.post("/<game_name>/<collection>/<ident>/play")
+@limit("moves", "40 per second;2000 per minute", "Too many moves at once; slow down a little.")
+@limit(
+    "move_bytes",
+    budgets.MOVE_BYTES,
+    "Too many moves at once; slow down a little.",
+    cost=budgets.move_bytes,
+    scope="move-bytes",
+)
 def play_action(game_name: str, collection: str, ident: str) -> Response | str:
     """One action on the player's game. A page sends moves without waiting for answers and
     numbers them (``page``, ``seq``): they are played in that order, and each answer says
@@ -196,19 +206,24 @@ def _act(found: Found) -> Response | str:
         elif action == "restart":
             play.restart()
         elif action == "refresh":  # the page asks again for figures computed meanwhile
-            return render_template("partials/play.html", **play_context(found, play, message))
+            return render_template(
+                "partials/play.html",
+                **play_context(found, play, message, request.form.get("action", "")),
+            )
         elif action == "adopt":
             return _play_from_here(found, play)
         else:
-            raise BadRequest(f"Unknown action {action[:40]!r}.")
+            raise Refused(f"Unknown action {action[:40]!r}.")
     except MoveError as exc:
-        raise BadRequest(f"Not a move: {exc}") from None
+        raise Refused(f"Not a move: {exc}") from None
     except IllegalMove as exc:  # the rules refuse it: the board stays as it is
         message = str(exc)
         if request.form.get("quiet") == "1" and not play.broken:
             return Response(status=204)
     save_play(found, play)
-    return render_template("partials/play.html", **play_context(found, play, message))
+    return render_template(
+        "partials/play.html", **play_context(found, play, message, request.form.get("action", ""))
+    )
 
 
 def _play_moves(found: Found, play: Play, texts: list[str]) -> str:
@@ -246,7 +261,7 @@ def _play_from_here(found: Found, play: Play) -> Response:
     try:
         play.replace(tokens, assisted=True)
     except IllegalMove as exc:
-        raise BadRequest(f"This replay link does not work on this level: {exc}") from None
+        raise Refused(f"This replay link does not work on this level: {exc}") from None
     save_play(found, play)
     return redirect(_with_picture(found.game, found.ref.path), code=303)
 
@@ -254,12 +269,13 @@ def _play_from_here(found: Found, play: Play) -> Response:
 def _cell(text: str) -> tuple[int, int]:
     match = re.fullmatch(r"(\d{1,3}),(\d{1,3})", text)
     if not match:
-        raise BadRequest("A cell is given as row,column.")
+        raise Refused("A cell is given as row,column.")
     return int(match.group(1)), int(match.group(2))
 
 
 # -- new levels: pasted, uploaded or generated ------------------------------------------------
 @bp.post("/<game_name>/new")
+@limit("pastes", "60 per hour", "You have shared many levels this hour; please wait a while.")
 def paste(game_name: str) -> Response | tuple[str, int]:
     """A pasted or uploaded level gets a stable URL derived from its content."""
     game = get_game(game_name)
@@ -289,37 +305,24 @@ def paste(game_name: str) -> Response | tuple[str, int]:
         levels = game.parse(text)
     except LevelError as exc:
         return _paste_error(game, str(exc), text)
-    if get_store().levels_bytes() > current_app.config["LEVELS_BUDGET_MB"] * 2**20:
-        return _paste_error(
-            game, "The site holds as many shared levels as it can just now; try later.", text
-        )
-    for number, level in enumerate(levels[:100], 1):
-        title = game.level_title(level)
-        if len(title) > MAX_TITLE:
-            message = (
-                f"Level {number}'s title is {len(title):,} characters long; the most is "
-                f"{MAX_TITLE}. Shorten it and paste again."
-            )
-            return _paste_error(game, message, text)
-    kept = [(catalog.content_id(game, level), game.level_text(level)) for level in levels[:100]]
-    # Priced by what is stored (a format may store more than was pasted), new levels only.
-    adding = sum(len(stored.encode()) for level_id, stored in kept if not _stored(game, level_id))
-    if not budgets.LEVEL_BYTES.charge(adding):
-        return _paste_error(game, budgets.LEVEL_BYTES.message, text)
-    refs = []
-    for level, (level_id, canonical) in zip(levels[:100], kept, strict=True):
-        get_store().save_level(game.name, level_id, canonical)
-        if game.level_title(level) and get_store().load_level(game.name, level_id) != canonical:
-            # The board was pasted before under another title: this player sees theirs.
-            get_store().save_title(player_id(), game.name, level_id, game.level_title(level))
-        refs.append((LevelRef(game.name, CUSTOM, custom_id=level_id), game.level_title(level)))
+    try:
+        refs = sharing.save_levels(_shelf(), game, levels)
+    except Refused as refused:
+        return _paste_error(game, refused.message, text)
     if len(refs) == 1:
         return redirect(refs[0][0].path, code=303)
     return render_template("pasted.html", game=game, refs=refs, total=len(levels)), 200
 
 
-def _stored(game: Game, level_id: str) -> bool:
-    return get_store().load_level(game.name, level_id) is not None
+def _shelf() -> sharing.Shelf:
+    """Where this request's new levels go, and the budgets they count against."""
+    return sharing.Shelf(
+        get_store(),
+        player_id(),
+        current_app.config["LEVELS_BUDGET_MB"] * 2**20,
+        budgets.LEVEL_BYTES.charge,
+        budgets.LEVEL_BYTES.message,
+    )
 
 
 def _paste_error(game: Game, message: str, text: str) -> tuple[str, int]:
@@ -337,32 +340,27 @@ def _paste_error(game: Game, message: str, text: str) -> tuple[str, int]:
 
 
 @bp.post("/<game_name>/generate")
+@limit("new_levels", "120 per hour", "You have made many new games this hour; please wait.")
 def generate(game_name: str) -> Response:
     """A new level made by the game from the settings of its start form (a shuffle, say);
     refused while a solver works on the board it would replace."""
     game = get_game(game_name)
     if not game.can_generate:
-        raise BadRequest(f"{game.title} makes no new levels; pick one from a collection.", 404)
+        raise NotFound(f"{game.title} makes no new levels; pick one from a collection.")
     current = request.form.get("board", "")
     job = get_runner().latest(player_id(), current) if current else None
     if job is not None and not job.done:
-        raise BadRequest(
+        raise Conflict(
             "A solver is working on this board: cancel it or let it finish before a new game.",
-            409,
         )
     try:
         level = game.new_level(request.form, random.SystemRandom())
     except LevelError as error:
-        raise BadRequest(error.message) from None
+        raise Refused(error.message) from None
     if game.has_position_codes:
         ref = LevelRef(game.name, POSITION, custom_id=game.position_code(level))
     else:
-        level_id = catalog.content_id(game, level)
-        canonical = game.level_text(level)
-        if not _stored(game, level_id) and not budgets.LEVEL_BYTES.charge(len(canonical.encode())):
-            raise BadRequest(budgets.LEVEL_BYTES.message, 429)
-        get_store().save_level(game.name, level_id, canonical)
-        ref = LevelRef(game.name, CUSTOM, custom_id=level_id)
+        ref = sharing.save_levels(_shelf(), game, [level])[0][0]
     return redirect(_with_picture(game, ref.path), code=303)
 
 
@@ -378,15 +376,16 @@ def _with_picture(game: Game, path: str, picture: str | None = None) -> str:
 
 # -- pictures ----------------------------------------------------------------------------------
 @bp.post("/<game_name>/picture")
+@limit("uploads", "20 per hour", "You have uploaded many pictures this hour; please wait a while.")
 def upload_picture(game_name: str) -> Response | tuple[str, int]:
     """Store an uploaded picture, cropped to the board it was sent from, and show it there."""
     game = get_game(game_name)
     if not game.uses_pictures:
-        raise BadRequest(f"{game.title} shows no pictures.", 404)
+        raise NotFound(f"{game.title} shows no pictures.")
     back = request.form.get("back", "")
     match = re.fullmatch(r"/([a-z]+)/([A-Za-z0-9_-]+)/([A-Za-z0-9_-]+)", back)
     if match is None or match.group(1) != game.name:
-        raise BadRequest("Upload a picture from a puzzle's page.")
+        raise Refused("Upload a picture from a puzzle's page.")
     found = find_level(*match.groups())
     upload = request.files.get("picture")
     if upload is None or not upload.filename:
@@ -431,7 +430,7 @@ def _level_with_message(found: Found, message: str, status: int) -> tuple[str, i
 def uploaded_picture(picture: str) -> Response:
     path = pictures.upload_path(picture_folder(), picture)
     if path is None:
-        raise BadRequest("There is no such picture.", 404)
+        raise NotFound("There is no such picture.")
     return send_file(path, mimetype="image/jpeg", max_age=31536000)
 
 

@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 
 from flask import Flask, Request, current_app, g, request, session
 
+from webapp.core.errors import Forbidden
 from webapp.web.budgets import TooManyPlayers, allow_new_player
-from webapp.web.errors import BadRequest
 
 #: The player id of a visitor who has not acted yet: nothing is ever stored under it.
 VISITOR = ""
@@ -91,10 +91,9 @@ class Counted:
 COUNTED = Counted()
 
 
-def out_of_date() -> BadRequest:
-    return BadRequest(
+def out_of_date() -> Forbidden:
+    return Forbidden(
         "This page is out of date (its security token does not match). Reload it and try again.",
-        403,
     )
 
 

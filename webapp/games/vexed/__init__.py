@@ -142,6 +142,9 @@ class Vexed(Game[Level, Board]):
 
         return ALGORITHMS
 
+    def par(self, level: Level) -> int | None:
+        return level.par
+
     def frames(self, level: Level, state: Board, move: str) -> list[Board]:
         """The board after the slide, after each fall and after each vanishing."""
         return settle_frames(level, state, move)[:-1]

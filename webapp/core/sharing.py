@@ -1,0 +1,77 @@
+"""Saving new levels, pasted, uploaded or generated, under their content addresses: the one
+door every view that makes a level goes through (the paste form, the generator, the editor).
+
+A level's address is its content id (``catalog.content_id``), so the same board pasted twice
+is one level. What a view needs checked first is checked here: the titles' length, the
+site's storage budget for shared levels, and the client's own budget of bytes stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from webapp.core import catalog
+from webapp.core.catalog import CUSTOM, LevelRef
+from webapp.core.errors import Refused, TooMany
+from webapp.games.base import Game
+from webapp.storage.store import Store
+
+#: Longest title a pasted level may carry.
+MAX_TITLE = 200
+#: Most levels one paste keeps (a whole collection file may hold more).
+MAX_LEVELS = 100
+FULL = "The site holds as many shared levels as it can just now; try later."
+
+
+@dataclass
+class Shelf:
+    """Where new levels go and what they may cost: the store, the player who brings them (a
+    pasted title is kept for them), the site's budget in bytes, and ``charge(bytes)``, the
+    client's own budget, which says False once it is spent (with ``spent``, what to say)."""
+
+    store: Store
+    player: str
+    budget_bytes: int
+    charge: Callable[[int], bool]
+    spent: str
+
+
+def check_titles(game: Game, levels: Sequence[Any]) -> None:
+    """Refused, naming the level, when a title is too long to keep."""
+    for number, level in enumerate(levels[:MAX_LEVELS], 1):
+        title = game.level_title(level)
+        if len(title) > MAX_TITLE:
+            raise Refused(
+                f"Level {number}'s title is {len(title):,} characters long; the most is "
+                f"{MAX_TITLE}. Shorten it and paste again."
+            )
+
+
+def save_levels(shelf: Shelf, game: Game, levels: Sequence[Any]) -> list[tuple[LevelRef, str]]:
+    """Keep the first ``MAX_LEVELS`` of ``levels``; each one's address and title. A board
+    pasted before under another title keeps its first title for everyone else, and this
+    player sees theirs. TooMany when a budget is spent: nothing is saved then."""
+    store = shelf.store
+    if store.levels_bytes() > shelf.budget_bytes:
+        raise TooMany(FULL)
+    check_titles(game, levels)
+    kept = [(catalog.content_id(game, level), game.level_text(level)) for level in levels]
+    kept = kept[:MAX_LEVELS]
+    # Priced by what is stored (a format may store more than was pasted), new levels only.
+    adding = sum(
+        len(text.encode())
+        for level_id, text in kept
+        if store.load_level(game.name, level_id) is None
+    )
+    if not shelf.charge(adding):
+        raise TooMany(shelf.spent)
+    saved = []
+    for level, (level_id, canonical) in zip(levels, kept, strict=False):
+        store.save_level(game.name, level_id, canonical)
+        title = game.level_title(level)
+        if title and store.load_level(game.name, level_id) != canonical:
+            store.save_title(shelf.player, game.name, level_id, title)
+        saved.append((LevelRef(game.name, CUSTOM, custom_id=level_id), title))
+    return saved
