@@ -245,10 +245,23 @@ class JobRunner(ABC):
     nobody follows is cancelled after ``orphan_grace``; ``call`` runs a one-off computation
     (a distance table, a picture's decoding) outside the web process."""
 
-    admission: Admission
-    orphan_grace: float
     #: Solves that can run at once.
     max_running: int
+
+    def __init__(
+        self,
+        *,
+        keep_seconds: float = 1800.0,
+        orphan_grace: float = 10.0,
+        max_queued: int = 32,
+        per_owner: int = 3,
+        per_client_queued: int = 8,
+        reserve: int = 8,
+    ):
+        #: How long a finished solve is kept for its pages; how long one nobody follows runs.
+        self.keep_seconds = keep_seconds
+        self.orphan_grace = orphan_grace
+        self.admission = Admission(max_queued, per_owner, per_client_queued, reserve)
 
     @abstractmethod
     def submit(self, request: Request, page: bool = False) -> Job:
@@ -283,12 +296,16 @@ class JobRunner(ABC):
     def running(self, kind: str = "solve") -> int:
         """Solves (or hints) running now."""
 
-    @abstractmethod
     def call(
         self, target: Callable[..., Any], *args: Any, timeout: float = 30.0, memory_mb: int = 1024
     ) -> Any:
         """``target(*args)`` run in a capped child, its result returned (it must pickle);
-        TimeoutError or RuntimeError when it cannot be had."""
+        TimeoutError or RuntimeError when it cannot be had within ``timeout`` seconds."""
+        return self._call(target, args, timeout, memory_mb)
+
+    @abstractmethod
+    def _call(self, target: Callable[..., Any], args: tuple, timeout: float, memory_mb: int) -> Any:
+        """``call``'s work, as the transport does it."""
 
     @abstractmethod
     def forget(self, job: Job) -> None:

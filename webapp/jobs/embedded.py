@@ -22,16 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from webapp.jobs.base import (
-    CONNECT_GRACE,
-    STOP_GRACE,
-    Admission,
-    Job,
-    JobRunner,
-    Request,
-    fair_order,
-    position_in,
-)
+from webapp.jobs import base
+from webapp.jobs.base import CONNECT_GRACE, STOP_GRACE, Job, JobRunner, Request
 from webapp.jobs.child import confine, run_request
 from webapp.search import Progress, Result
 
@@ -92,27 +84,16 @@ class Runner(JobRunner):
     queued solves.
     """
 
-    def __init__(
-        self,
-        max_running: int | None = None,
-        keep_seconds: float = 1800.0,
-        orphan_grace: float = 10.0,
-        max_queued: int = 32,
-        per_owner: int = 3,
-        per_client_queued: int = 8,
-        max_hints: int = 1,
-        reserve: int = 8,
-    ):
+    def __init__(self, max_running: int | None = None, max_hints: int = 1, **rules: Any):
+        """``rules``: JobRunner's (the grace, the admission's counts)."""
+        super().__init__(**rules)
         self.max_running = max_running or os.cpu_count() or 2
-        self.admission = Admission(max_queued, per_owner, per_client_queued, reserve)
         self.max_hints = max_hints
         self._turns = itertools.count()
         self._served: dict[str, int] = {}  # a client's last turn
         self._calls_running = 0  # one-off computations running
         self._calls_waiting = 0  # and waiting for a slot (they go before queued solves)
         self._slots = threading.Condition(threading.RLock())
-        self.keep_seconds = keep_seconds
-        self.orphan_grace = orphan_grace
         self.jobs: dict[str, Job] = {}
         self.children: dict[str, Child] = {}
         self.queue: deque[Job] = deque()
@@ -159,7 +140,7 @@ class Runner(JobRunner):
                 return 0
             kind = job.request.kind
             order = [queued for queued in self._order() if queued.request.kind == kind]
-            return position_in(order, job)
+            return base.position_in(order, job)
 
     def _order(self) -> list[Job]:
         """The queued jobs in the order they will start: in turns across clients, the one
@@ -167,7 +148,7 @@ class Runner(JobRunner):
         lines: dict[str, list[Job]] = {}
         for job in self.queue:
             lines.setdefault(job.request.queue_key, []).append(job)
-        return fair_order(lines, self._served)
+        return base.fair_order(lines, self._served)
 
     def running(self, kind: str = "solve") -> int:
         """Solves (or hints) running now; one-off computations count with the solves."""
@@ -237,9 +218,7 @@ class Runner(JobRunner):
         job.begin(process.pid)
         threading.Thread(target=self._follow, args=(job, receive), daemon=True).start()
 
-    def call(
-        self, target: Callable[..., Any], *args: Any, timeout: float = 30.0, memory_mb: int = 1024
-    ) -> Any:
+    def _call(self, target: Callable[..., Any], args: tuple, timeout: float, memory_mb: int) -> Any:
         """Run ``target(*args)`` in a child process and return its result (it must pickle).
 
         For exhaustive computations the web process must not do itself. The child runs at
@@ -262,7 +241,7 @@ class Runner(JobRunner):
                     if time.monotonic() >= deadline:
                         raise TimeoutError(f"no free solver within {timeout:g} s")
                     time.sleep(0.1)
-            return self._call(target, args, max(0.1, deadline - time.monotonic()), memory_mb)
+            return self._child_call(target, args, max(0.1, deadline - time.monotonic()), memory_mb)
         finally:
             with self.lock:
                 if holding:
@@ -271,7 +250,9 @@ class Runner(JobRunner):
                     self._calls_waiting -= 1
                 self._start_queued()
 
-    def _call(self, target: Callable[..., Any], args: tuple, timeout: float, memory_mb: int) -> Any:
+    def _child_call(
+        self, target: Callable[..., Any], args: tuple, timeout: float, memory_mb: int
+    ) -> Any:
         receive, send = self.context.Pipe(duplex=False)
         process = self.context.Process(
             target=_call_child, args=(target, args, send, memory_mb), daemon=True

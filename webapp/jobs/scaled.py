@@ -43,7 +43,6 @@ from webapp.jobs.base import (
     CONNECT_GRACE,
     HISTORY_POINTS,
     STOP_GRACE,
-    Admission,
     Busy,
     Job,
     JobRunner,
@@ -252,22 +251,12 @@ def run_call(target: Callable[..., Any], args: tuple, memory_mb: int) -> Any:
 class RedisRunner(JobRunner):
     """The solves of every web process, through Redis; see the module's docstring."""
 
-    def __init__(
-        self,
-        url: str,
-        keep_seconds: float = 1800.0,
-        orphan_grace: float = 10.0,
-        max_queued: int = 32,
-        per_owner: int = 3,
-        per_client_queued: int = 8,
-        reserve: int = 8,
-    ):
+    def __init__(self, url: str, **rules: Any):
+        """``rules``: JobRunner's (the grace, the admission's counts)."""
+        super().__init__(**rules)
         self.client = connect(url)
         self.queues = {kind: Queue(name, connection=self.client) for kind, name in KINDS.items()}
         self.queue = self.queues["solve"]
-        self.keep_seconds = keep_seconds
-        self.orphan_grace = orphan_grace
-        self.admission = Admission(max_queued, per_owner, per_client_queued, reserve)
         #: This process's name in the watch sets of the solves its pages follow.
         self.name = secrets.token_hex(6)
         self.jobs: dict[str, Job] = {}  # the solves this process mirrors
@@ -382,11 +371,8 @@ class RedisRunner(JobRunner):
             self._touched[job_id] = time.monotonic()
         return job
 
-    def call(
-        self, target: Callable[..., Any], *args: Any, timeout: float = 30.0, memory_mb: int = 1024
-    ) -> Any:
-        """Run ``target(*args)`` on a worker and return its result; TimeoutError or RuntimeError
-        as the embedded runner's ``call``."""
+    def _call(self, target: Callable[..., Any], args: tuple, timeout: float, memory_mb: int) -> Any:
+        """Run ``target(*args)`` on a worker and return its result."""
         try:
             job = self.queue.enqueue_call(
                 run_call,
