@@ -76,7 +76,7 @@
     const ms = stepMs();
     // Keys faster than the motion: the step on screen ends, the new board shows at once.
     const skip = before.playing || !ms;
-    const shown = board();
+    const shown = play.querySelector(".board");
     const handlers = game();
     let pushed = false;
     if (!skip && shown && handlers && handlers.movers) {
