@@ -448,3 +448,25 @@ def test_a_replay_link_plays_its_moves_at_a_chosen_speed(page, live_server):
     assert page.evaluate("window.positions")[-7:] == [f"{n} of 6" for n in range(7)]
     assert page.url.endswith("at=6")
     expect(page.locator("#count-moves")).to_have_text("6")  # the view's own counter
+
+
+def test_a_chinese_name_never_shows_as_empty_boxes(page, live_server):
+    page.goto(live_server.url + "/blocks/classics/1")  # 横刀立马, "Heng Dao Li Ma"
+    tofu = page.evaluate("""() => {
+        const title = document.querySelector('h1');
+        const font = '32px ' + getComputedStyle(title).fontFamily;
+        const drawn = (text) => {
+            const canvas = document.createElement('canvas');
+            canvas.width = canvas.height = 48;
+            const pen = canvas.getContext('2d');
+            pen.font = font;
+            pen.fillText(text, 4, 38);
+            return pen.getImageData(0, 0, 48, 48).data.join(',');
+        };
+        // Each character of the title drawn as a missing glyph would be (a private-use one).
+        return [...title.textContent].filter((ch) => ch.trim() && drawn(ch) === drawn('\\ue000'));
+    }""")
+    assert tofu == []
+    # Either way the page names it: in the title, or in its tooltip and the romanised alias.
+    title = page.locator("h1")
+    assert "横刀立马" in title.text_content() + (title.get_attribute("title") or "")

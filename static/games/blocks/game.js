@@ -156,6 +156,36 @@
     return null;
   }
 
+  // A classic's Chinese name where this system has no font for it (it would show as empty
+  // boxes): its romanised name (the intro's alias) stands in the title, the name in its tooltip.
+  const CJK = /[\u3400-\u9fff\uf900-\ufaff]/;
+
+  function drawn(text, font) {
+    const canvas = document.createElement("canvas");
+    canvas.width = 48;
+    canvas.height = 48;
+    const pen = canvas.getContext("2d");
+    pen.font = font;
+    pen.fillText(text, 4, 38);
+    return pen.getImageData(0, 0, 48, 48).data.join(",");
+  }
+
+  function nameWithoutFont() {
+    const title = document.querySelector("h1.level-title");
+    const alias = document.querySelector("#level-intro .alias");
+    const found = title && CJK.exec(title.textContent);
+    if (!found || !alias) return;
+    const font = "32px " + getComputedStyle(title).fontFamily;
+    // A character no font has (a private-use one) is drawn as the missing-glyph box.
+    if (drawn(found[0], font) !== drawn("\ue000", font)) return;
+    title.title = title.textContent;
+    title.textContent = alias.textContent.trim();
+    alias.hidden = true;
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", nameWithoutFont);
+  else nameWithoutFont();
+
   PuzzleLab.register("blocks", {
     // Each piece glides to where it went (a dragged piece is already there).
     movers: (board) => Array.from(board.querySelectorAll(".piece")).map((piece) => ({ key: piece.dataset.piece, element: piece })),
