@@ -470,3 +470,12 @@ def test_a_chinese_name_never_shows_as_empty_boxes(page, live_server):
     # Either way the page names it: in the title, or in its tooltip and the romanised alias.
     title = page.locator("h1")
     assert "横刀立马" in title.text_content() + (title.get_attribute("title") or "")
+
+
+def test_a_warm_up_puzzle_shows_its_optimal_length_unless_spoilers_are_off(page, live_server):
+    page.goto(live_server.url + "/sliding/warm-up/1")
+    expect(page.locator("#optimum")).to_have_text("Fewest moves: 4")
+    page.locator("#settings-button").click()
+    page.locator("#settings input[name=spoilers]").uncheck()
+    page.locator("#settings-close").click()
+    expect(page.locator("#optimum")).to_be_hidden()
