@@ -112,6 +112,17 @@
     }).finally(() => { inFlight -= 1; pump(); });
   }
 
+  // Motion is decoration: whatever goes wrong in it, the board is shown and the game goes on.
+  function animation(step) {
+    const motion = window.PuzzleLab.motion;
+    if (!motion) return null;
+    try {
+      return step(motion);
+    } catch (error) {
+      return null;
+    }
+  }
+
   // While the game animates a move (hold), the newest answer waits its turn to be shown.
   let waiting = null;
   function showPlay(html) {
@@ -128,12 +139,11 @@
     // Whether the keyboard was in the game, so the board keeps the focus across the redraw.
     const active = document.activeElement;
     focusInPlay = Boolean(active && active !== document.body && old.contains(active));
-    const motion = window.PuzzleLab.motion;
-    const before = motion ? motion.measure(old) : null;
+    const before = animation((motion) => motion.measure(old));
     htmx.swap(old, html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
     const fresh = document.getElementById("play");
     if (fresh) htmx.trigger(fresh, "htmx:afterSwap", { target: fresh, elt: fresh });
-    if (motion && fresh) motion.animate(before, fresh);
+    if (fresh) animation((motion) => motion.animate(before, fresh));
     // A hint is for the position it was asked in: gone once the board changed.
     const hint = document.getElementById("hint");
     if (hint && fresh && old.dataset.cursor !== fresh.dataset.cursor) hint.textContent = "";
@@ -426,7 +436,14 @@
   }, { passive: false });
   document.addEventListener("touchend", onTouchEnd, { passive: false });
   document.addEventListener("touchcancel", () => { touch = null; pinch = null; });
-  window.addEventListener("resize", () => { unzoom(); fit(); });
+  // A phone's toolbars coming and going resize the window too: only a new width lets go of
+  // the zoom (a turned phone, a resized window).
+  let lastWidth = window.innerWidth;
+  window.addEventListener("resize", () => {
+    if (window.innerWidth !== lastWidth) unzoom();
+    lastWidth = window.innerWidth;
+    fit();
+  });
   window.addEventListener("orientationchange", fit);
   document.addEventListener("htmx:beforeSwap", (event) => {
     const play = document.getElementById("play");
@@ -477,15 +494,14 @@
       const fresh = new DOMParser().parseFromString(html, "text/html").getElementById("replay");
       const old = document.getElementById("replay");
       if (!fresh || !old) throw new Error("step");
-      const motion = window.PuzzleLab.motion;
-      const before = motion ? motion.measure(old) : null;
+      const before = animation((motion) => motion.measure(old));
       const adopted = document.importNode(fresh, true);
       old.replaceWith(adopted);
       htmx.process(adopted);
       const select = document.getElementById("replay-speed");
       if (select) select.value = String(speed);
       history.replaceState(null, "", url);
-      if (motion) motion.animate(before, adopted);
+      animation((motion) => motion.animate(before, adopted));
       showReplaying();
     });
   }

@@ -150,7 +150,7 @@
     if (!Context) return;
     try {
       audio = audio || new Context();
-      if (audio.state === "suspended") audio.resume();
+      if (audio.state === "suspended") audio.resume().catch(() => {});
       let at = audio.currentTime + 0.01;
       TONES[name].forEach(([frequency, length]) => {
         const tone = audio.createOscillator();
