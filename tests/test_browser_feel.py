@@ -488,3 +488,28 @@ def test_a_warm_up_puzzle_shows_its_optimal_length_unless_spoilers_are_off(page,
     page.locator("#settings input[name=spoilers]").uncheck()
     page.locator("#settings-close").click()
     expect(page.locator("#optimum")).to_be_hidden()
+
+
+def test_a_key_faster_than_the_motion_ends_it(page, live_server):
+    """Each step slowed to 100 s: only the next key can end one."""
+    slow = "window.PuzzleSettings.stepMs = () => 100000"
+    glides = "document.getAnimations().filter((a) => a.constructor === Animation).length"
+    page.goto(live_server.url + "/sokoban/microban/1")
+    page.evaluate(slow)
+    page.keyboard.press("ArrowDown")
+    expect(page.locator("#count-moves")).to_have_text("1")
+    wait_in_page(page, f"{glides} > 0")  # the player glides, and would for 100 s
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#count-moves")).to_have_text("2")
+    wait_in_page(page, f"{glides} === 0")  # both ended: the board shows where things are
+    # Vexed: the falls of a move stop at the next key, which is played at once.
+    page.goto(live_server.url + "/vexed/")
+    page.locator(".paste textarea").fill(LANDING)
+    page.locator(".paste button[type=submit]").click()
+    page.evaluate(slow)
+    page.locator('#play [data-cell="1,1"]').click()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#count-moves")).to_have_text("1")
+    assert page.evaluate("window.PuzzleLab.hold()")
+    page.keyboard.press("ArrowRight")  # the same block, where it lands
+    expect(page.locator("#count-moves")).to_have_text("2")
