@@ -165,7 +165,8 @@ def test_no_shared_file_names_a_game():
 
 #: The tiers by folder, highest first: a module imports only from its own tier or below.
 #: Operations run the app; the web tier is Flask's; core, jobs and storage are Flask-free
-#: services; the games, the generic search and the one door to the solvers are at the bottom.
+#: services; the games, the generic search, the one door to the solvers and the generator
+#: driver are at the bottom.
 TIERS = {
     "webapp.__main__": 4,
     "webapp.ops": 4,
@@ -175,6 +176,7 @@ TIERS = {
     "webapp.jobs": 2,
     "webapp.storage": 2,
     "webapp.solving": 1,
+    "webapp.generating": 1,
     "webapp.games": 1,
     "webapp.search": 1,
 }

@@ -119,7 +119,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     # The views, imported here: a solver process imports this package for its games and
     # needs none of them.
-    from webapp.web import assets, budgets, errors, live, pages, players, solvers
+    from webapp.web import assets, budgets, errors, live, making, pages, players, solvers
 
     app.before_request(limit_body)  # first: before anything reads the form
     assets.init_app(app)
@@ -127,6 +127,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     players.init_app(app)
     pages.init_app(app)
     live.init_app(app)
+    making.init_app(app)
     budgets.init_app(app)
     errors.init_app(app)
     app.after_request(security_headers)

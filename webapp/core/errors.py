@@ -43,3 +43,9 @@ class TooMany(Refused):
     """A budget is spent (429): too many new players, games or bytes from one client."""
 
     status = 429
+
+
+class Unavailable(Refused):
+    """Not possible just now (503): a level that could not be made in the time allowed."""
+
+    status = 503

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from random import Random
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -22,6 +22,23 @@ State = TypeVar("State")
 
 #: Largest level text any parser accepts; longer text is refused before parsing.
 MAX_LEVEL_TEXT = 200_000
+#: The difficulties every game's generator offers, easiest first; the last is for strong
+#: players only.
+DIFFICULTIES = ("easy", "medium", "hard", "expert")
+
+
+@dataclass
+class Made:
+    """A level a game made (``Game.generate``) and what proves and measures it: a solution
+    from its start, that solution's length in ``metric`` (``proved``: no shorter one
+    exists), and the figures its difficulty was judged by (``measures``)."""
+
+    level: Any
+    solution: list[str]
+    optimum: int
+    metric: str
+    proved: bool
+    measures: dict[str, float] = field(default_factory=dict)
 
 
 class LevelError(ValueError):
@@ -200,6 +217,15 @@ class Game(ABC, Generic[Level, State]):
         """A new level from the player's settings (the fields of the game's start form);
         LevelError naming a setting that is out of range."""
         raise LevelError(f"{self.title} makes no new levels")
+
+    #: True when ``generate`` makes levels of a chosen difficulty.
+    generates: ClassVar[bool] = False
+
+    def generate(self, difficulty: str, rng: Random, title: str) -> Made:
+        """A new level of ``difficulty`` (one of DIFFICULTIES) drawn from ``rng`` alone, titled
+        ``title`` where the game's levels have titles, and solved: the same ``rng`` state gives
+        the same level, so every search inside is bounded by counts, never by time."""
+        raise LevelError(f"{self.title} makes no levels of its own")
 
     #: True when the board can show a picture the player chooses, uploads included.
     uses_pictures: ClassVar[bool] = False

@@ -1,4 +1,5 @@
 """The command line: ``python -m webapp solve GAME FILE ...``, ``... algorithms GAME``,
+``... generate GAME [--difficulty D] [--seed S] [--count N]`` (levels made to order),
 ``... warm`` (compile the solvers' kernels ahead of the first solve) and ``... tables GAME
 FOLDER`` (build the tables a game's solvers keep on disk).
 
@@ -10,12 +11,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import random
 import sys
 from pathlib import Path
 from typing import Any
 
 from webapp import games
-from webapp.games.base import LevelError
+from webapp.games.base import DIFFICULTIES, LevelError
+from webapp.generating import SEED, generate
 from webapp.search import Limits
 from webapp.solving import solve
 
@@ -43,6 +46,13 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "warm", help="compile the solvers' numba kernels now (cached beside their source)"
     )
+    made = commands.add_parser("generate", help="make levels of a difficulty, in the game's format")
+    made.add_argument("game")
+    made.add_argument("--difficulty", default="medium", help=" | ".join(DIFFICULTIES))
+    made.add_argument(
+        "--seed", default=None, help="letters, digits and dashes; random if not given"
+    )
+    made.add_argument("--count", type=int, default=1, help="how many levels (seed, seed-2, ...)")
     tables = commands.add_parser("tables", help="build the tables a game's solvers keep on disk")
     tables.add_argument("game")
     tables.add_argument("folder", type=Path, help="where to keep them (the app's instance folder)")
@@ -187,6 +197,25 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_generate(args: argparse.Namespace) -> int:
+    """Levels made to order, in the game's own file format, one after another with a blank
+    line between: each titled with its difficulty and seed, its measures in its key lines."""
+    game = _game(args.game)
+    if not game.generates:
+        raise UsageError(f"{game.name} makes no levels of its own")
+    if args.difficulty not in DIFFICULTIES:
+        raise UsageError(f"--difficulty is one of {', '.join(DIFFICULTIES)}")
+    if not 1 <= args.count <= 1000:
+        raise UsageError("--count is from 1 to 1000")
+    seed = args.seed or str(random.SystemRandom().randrange(10**6, 10**7))
+    if not SEED.fullmatch(seed):
+        raise UsageError("--seed is 1 to 40 letters, digits or dashes")
+    for number in range(1, args.count + 1):
+        made = generate(game, args.difficulty, seed if number == 1 else f"{seed}-{number}")
+        print(game.level_text(made.level).rstrip("\n") + "\n", flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     try:
@@ -200,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_warm(args)
         if args.command == "tables":
             return cmd_tables(args)
+        if args.command == "generate":
+            return cmd_generate(args)
         return cmd_algorithms(args)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -65,6 +65,20 @@ CREATE TABLE IF NOT EXISTS titles (
     title   TEXT NOT NULL,
     PRIMARY KEY (player, game, id)
 );
+CREATE TABLE IF NOT EXISTS made (
+    game    TEXT NOT NULL,   -- a generated level (its content id, or its position code):
+    id      TEXT NOT NULL,   -- the difficulty and seed it was made from, and its figures
+    difficulty TEXT NOT NULL,
+    seed    TEXT NOT NULL,
+    figures TEXT NOT NULL,   -- JSON {optimum, metric, proved, measures}
+    PRIMARY KEY (game, id)
+);
+CREATE TABLE IF NOT EXISTS daily (
+    game    TEXT NOT NULL,   -- the daily puzzle of each game and UTC date: the level it was,
+    day     TEXT NOT NULL,   -- so no later day repeats it
+    id      TEXT NOT NULL,
+    PRIMARY KEY (game, day)
+);
 CREATE INDEX IF NOT EXISTS games_updated ON games (updated);
 """
 
@@ -427,7 +441,9 @@ class Store:
             games = statements.run("DELETE FROM games WHERE updated < ?", (cutoff,))
             levels = statements.run(
                 "DELETE FROM levels WHERE created < ? AND NOT EXISTS (SELECT 1 FROM games "
-                "WHERE games.game = levels.game AND games.level = 'custom/' || levels.id)",
+                "WHERE games.game = levels.game AND games.level = 'custom/' || levels.id) "
+                "AND NOT EXISTS (SELECT 1 FROM daily "
+                "WHERE daily.game = levels.game AND daily.id = levels.id)",
                 (cutoff,),
             )
             statements.run(
@@ -471,6 +487,41 @@ class Store:
     def load_level(self, game: str, level_id: str) -> str | None:
         rows = self.query("SELECT text FROM levels WHERE game=? AND id=?", (game, level_id))
         return rows[0]["text"] if rows else None
+
+    # -- generated levels and daily puzzles ---------------------------------------------------
+    def save_made(
+        self, game: str, level_id: str, difficulty: str, seed: str, figures: dict[str, Any]
+    ) -> None:
+        """Remember what a generated level was made from and its figures (the first wins)."""
+        self.run(
+            "INSERT INTO made (game, id, difficulty, seed, figures) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (game, id) DO NOTHING",
+            (game, level_id, difficulty, seed, json.dumps(figures)),
+        )
+
+    def made(self, game: str, level_id: str) -> dict[str, Any] | None:
+        """A generated level's difficulty, seed and figures; None for any other level."""
+        rows = self.query(
+            "SELECT difficulty, seed, figures FROM made WHERE game=? AND id=?", (game, level_id)
+        )
+        if not rows:
+            return None
+        return {"difficulty": rows[0]["difficulty"], "seed": rows[0]["seed"],
+                **json.loads(rows[0]["figures"])}  # fmt: skip
+
+    def daily(self, game: str) -> dict[str, str]:
+        """Every daily puzzle of a game so far: level id by UTC date."""
+        rows = self.query("SELECT day, id FROM daily WHERE game=?", (game,))
+        return {row["day"]: row["id"] for row in rows}
+
+    def save_daily(self, game: str, day: str, level_id: str) -> str:
+        """Make ``level_id`` the puzzle of ``day`` unless one is set already; the day's."""
+        self.run(
+            "INSERT INTO daily (game, day, id) VALUES (?, ?, ?) ON CONFLICT (game, day) DO NOTHING",
+            (game, day, level_id),
+        )
+        rows = self.query("SELECT id FROM daily WHERE game=? AND day=?", (game, day))
+        return rows[0]["id"]
 
 
 # -- PostgreSQL -------------------------------------------------------------------------------

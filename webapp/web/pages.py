@@ -48,6 +48,7 @@ from webapp.web.levels import (
     replay_context,
     save_play,
 )
+from webapp.web.making import made_context
 from webapp.web.players import csrf_token, player_id
 from webapp.web.solvers import get_runner
 from webapp.web.watch import panel_context
@@ -147,6 +148,7 @@ def _level_context(found: Found, message: str = "") -> dict[str, Any]:
     play = load_play(found)
     job = get_runner().latest(player_id(), found.board_key)
     return {
+        **made_context(found.game, found.ref),
         **panel_context(found, job),
         **play_context(found, play, message, request.form.get("action", "")),
     }

@@ -10,9 +10,10 @@ import json
 import re
 from collections import deque
 from collections.abc import Iterable, Sequence
+from random import Random
 from typing import Any
 
-from webapp.games.base import Algorithm, Game, IllegalMove, MoveError
+from webapp.games.base import Algorithm, Game, IllegalMove, Made, MoveError
 from webapp.games.blocks.level import Level, Position, board_text, level_text, parse_collection
 
 DIRECTIONS = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
@@ -78,6 +79,14 @@ class Blocks(Game[Level, Position]):
     table_limit = 150_000
 
     # -- levels ---------------------------------------------------------------------------
+    generates = True
+
+    def generate(self, difficulty: str, rng: Random, title: str) -> Made:
+        """A layout whose start is as many path moves from a win as the difficulty asks."""
+        from webapp.games.blocks.generate import generate
+
+        return generate(difficulty, rng, title, self)
+
     def parse(self, text: str) -> list[Level]:
         return parse_collection(text)
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from random import Random
 
-from webapp.games.base import Algorithm, Game, IllegalMove, LevelError, MoveError
+from webapp.games.base import Algorithm, Game, IllegalMove, LevelError, Made, MoveError
 from webapp.games.sliding.level import (
     Level,
     board_text,
@@ -171,6 +171,14 @@ class Sliding(Game[Level, Board]):
                 raise LevelError(f"The number of random moves must be from 1 to {self.max_walk}.")
             walk = int(text)
         return from_code(position_code((rows, cols), shuffle(rows, cols, rng, walk)))
+
+    generates = True
+
+    def generate(self, difficulty: str, rng: Random, title: str) -> Made:
+        """A position exactly as many moves from solved as the difficulty asks, proved."""
+        from webapp.games.sliding.generate import generate
+
+        return generate(difficulty, rng, title, self)
 
     def board_shape(self, level: Level) -> tuple[int, int]:
         return (level.rows, level.cols)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from random import Random
 
-from webapp.games.base import Algorithm, Game, IllegalMove, MoveError
+from webapp.games.base import Algorithm, Game, IllegalMove, Made, MoveError
 from webapp.games.sokoban.level import Level, parse_collection
 from webapp.games.sokoban.position import DIRECTIONS, Position, step_offset, walk
 
@@ -41,6 +42,15 @@ class Sokoban(Game[Level, Position]):
 
     def join_moves(self, tokens: Iterable[str]) -> str:
         return "".join(tokens)
+
+    generates = True
+
+    def generate(self, difficulty: str, rng: Random, title: str) -> Made:
+        """A room whose start is as many pushes from solved as the difficulty asks, made
+        backwards from the solved position."""
+        from webapp.games.sokoban.generate import generate
+
+        return generate(difficulty, rng, title, self)
 
     def apply(self, level: Level, state: Position, move: str) -> Position:
         direction = move.lower()

@@ -7,8 +7,9 @@ Moves are ``R,C<`` or ``R,C>``: the 0-based row and column of a block in the gri
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from random import Random
 
-from webapp.games.base import Algorithm, Game
+from webapp.games.base import Algorithm, Game, Made
 from webapp.games.vexed import rules
 from webapp.games.vexed.level import Level, parse_collection
 from webapp.games.vexed.rules import Board
@@ -62,6 +63,14 @@ class Vexed(Game[Level, Board]):
     default_algorithm = "fast"
     order = 30
     symbols = SYMBOLS
+
+    generates = True
+
+    def generate(self, difficulty: str, rng: Random, title: str) -> Made:
+        """A board whose par, proved by the optimal solver, is in the difficulty's range."""
+        from webapp.games.vexed.generate import generate
+
+        return generate(difficulty, rng, title, self)
 
     def parse(self, text: str) -> list[Level]:
         return parse_collection(text)

@@ -1,0 +1,148 @@
+"""Levels made to order (issue #35): the same seed gives the same level, every band's levels
+are solved and show a true optimum, harder bands are harder, and the pages and the command
+line that serve them."""
+
+from __future__ import annotations
+
+import datetime
+import re
+import statistics
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT, Player
+from webapp import games
+from webapp.games.base import DIFFICULTIES
+from webapp.generating import generate
+from webapp.search import Limits
+from webapp.solving import check_solution, solve
+
+GAMES = ("sokoban", "sliding", "vexed", "blocks")
+#: The fixed sample: three seeds a band (one for the hardest Sokoban, which takes seconds).
+SEEDS = ("1", "2", "3")
+
+
+def sample(game_name: str, difficulty: str) -> tuple[str, ...]:
+    return SEEDS[:1] if (game_name, difficulty) == ("sokoban", "expert") else SEEDS
+
+
+@pytest.mark.parametrize("game_name", GAMES)
+def test_the_same_seed_makes_the_same_level_and_another_seed_another(game_name):
+    game = games.get(game_name)
+    first = game.level_text(generate(game, "easy", "41").level)
+    assert game.level_text(generate(game, "easy", "41").level) == first
+    others = {game.level_text(generate(game, "easy", seed).level) for seed in ("42", "43")}
+    assert first not in others and len(others) == 2
+
+
+@pytest.mark.parametrize("game_name", GAMES)
+def test_every_band_is_solved_its_optimum_is_true_and_harder_bands_are_harder(game_name):
+    game = games.get(game_name)
+    medians = []
+    for difficulty in DIFFICULTIES:
+        optima = []
+        for seed in sample(game_name, difficulty):
+            made = generate(game, difficulty, seed)
+            level = game.parse(game.level_text(made.level))[0]  # it parses from its own text
+            assert check_solution(game, level, game.start(level), made.solution) is None
+            counted = game.count(level, made.solution).get(made.metric, len(made.solution))
+            assert counted == made.optimum  # the optimum shown is a replayed solution's length
+            found = solve(game, level, limits=Limits(seconds=60, nodes=None))
+            assert found.solved, (difficulty, seed, found)
+            if made.proved and found.optimal and found.metric == made.metric:
+                assert found.cost == made.optimum
+            optima.append(made.optimum)
+        medians.append(statistics.median(optima))
+    assert medians == sorted(medians) and len(set(medians)) == len(medians), medians
+
+
+def test_a_random_link_gets_a_seed_and_its_level_a_content_address(client):
+    asked = client.get("/blocks/random?difficulty=hard")
+    assert asked.status_code == 302
+    seeded = asked.headers["Location"]
+    assert re.fullmatch(r"/blocks/random\?difficulty=hard&seed=\d+", seeded)
+    made = client.get(seeded)
+    assert made.status_code == 303 and re.fullmatch(
+        r"/blocks/custom/[0-9a-f]{12}", made.headers["Location"]
+    )
+    assert client.get(seeded).headers["Location"] == made.headers["Location"]  # the same level
+    page = client.get(made.headers["Location"]).text
+    optimum = int(re.search(r'id="made-optimum">(\d+)<', page).group(1))
+    seed = seeded.rsplit("=", 1)[1]
+    assert optimum == generate(games.get("blocks"), "hard", seed).optimum
+    assert 'id="another-one" href="/blocks/random?difficulty=hard"' in page
+    assert 'id="harder-one" href="/blocks/random?difficulty=expert"' in page
+    assert client.get("/blocks/random?difficulty=impossible&seed=1").status_code == 400
+    assert client.get("/blocks/random?difficulty=easy&seed=../etc").status_code == 400
+
+
+def test_a_generated_sliding_puzzle_is_its_position_code_and_says_its_optimum(client):
+    made = client.get("/sliding/random?difficulty=medium&seed=9")
+    assert made.status_code == 303 and made.headers["Location"].startswith("/sliding/p/3x3-")
+    page = client.get(made.headers["Location"]).text
+    assert 'id="made-optimum">22<' in page and "the fewest possible" in page
+
+
+def daily_links(page: str) -> list[str]:
+    return re.findall(r'id="today-\w+" href="([^"]+)"', page)
+
+
+def test_the_daily_puzzles_are_the_same_for_everyone_and_new_each_day(app, monkeypatch):
+    from webapp.web import making
+
+    monkeypatch.setattr(making, "today", lambda: datetime.date(2026, 11, 26))
+    one, two = app.test_client(), app.test_client()
+    first = daily_links(one.get("/daily").text)
+    assert len(first) == len(GAMES) and daily_links(two.get("/daily").text) == first
+    monkeypatch.setattr(making, "today", lambda: datetime.date(2026, 11, 27))
+    page = one.get("/daily").text
+    second = daily_links(page)
+    assert len(second) == len(GAMES) and not set(first) & set(second)
+    assert all(link in page for link in first)  # yesterday's are in the archive
+
+
+def test_the_daily_result_to_share_gives_nothing_of_the_solution_away(app, client, monkeypatch):
+    from webapp.web import making
+
+    monkeypatch.setattr(making, "today", lambda: datetime.date(2026, 11, 26))
+    path = next(link for link in daily_links(client.get("/daily").text) if "/vexed/" in link)
+    game = games.get("vexed")
+    level = game.parse(_level_text(app, path))[0]
+    solution = solve(game, level, limits=Limits(seconds=30)).moves
+    won = Player(client, path).act("move", moves=game.join_moves(solution))
+    assert 'id="solved"' in won.text or "Solved" in won.text
+    page = client.get("/daily").text
+    share = re.search(r'id="share-vexed">([^<]+)<', page).group(1)
+    assert re.fullmatch(r"Puzzle Lab Vexed 2026-11-26: \d+ moves, optimum \d+", share), share
+    assert not any(token in share for token in solution)
+    assert 'id="streak-vexed">Streak: 1 day<' in page
+
+
+def _level_text(app, path: str) -> str:
+    from webapp.web.database import get_store
+
+    with app.app_context():
+        return get_store().load_level("vexed", path.rsplit("/", 1)[1])
+
+
+def test_the_command_line_writes_levels_that_solve_reads():
+    made = subprocess.run(
+        [sys.executable, "-m", "webapp", "generate", "vexed", "--difficulty", "medium",
+         "--seed", "5", "--count", "3"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    levels = games.get("vexed").parse(made.stdout)
+    assert [level.title for level in levels] == [
+        "Random medium 5",
+        "Random medium 5-2",
+        "Random medium 5-3",
+    ]
+    assert all(level.par is not None and level.header("difficulty") == "medium" for level in levels)
+    refused = subprocess.run(
+        [sys.executable, "-m", "webapp", "generate", "vexed", "--difficulty", "impossible"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert refused.returncode == 2 and "--difficulty is one of" in refused.stderr

@@ -1,0 +1,53 @@
+"""Sliding puzzles of a chosen difficulty: a position exactly the asked number of moves from
+solved, proved by the optimal solver.
+
+A random walk from the solved board lands somewhere; the optimal solver gives its shortest
+way home; every position on a shortest way is itself that many moves from home as are left
+on it, so the position with exactly ``distance`` moves left is taken from the path. If the
+walk landed too close, it walks on and tries again.
+"""
+
+from __future__ import annotations
+
+from random import Random
+
+from webapp.games.base import Made
+from webapp.games.sliding.level import Level, goal, neighbours
+from webapp.search import Limits
+
+#: Difficulty -> (rows, columns, the exact optimal distance).
+BANDS = {"easy": (3, 3, 12), "medium": (3, 3, 22), "hard": (4, 4, 30), "expert": (4, 4, 40)}
+#: The optimal solver's budget, in positions expanded, for one walk's end.
+NODES = 20_000_000
+
+
+def walk(rows: int, cols: int, tiles: tuple[int, ...], steps: int, rng: Random) -> tuple[int, ...]:
+    """``steps`` random moves of the hole, never straight back."""
+    board = list(tiles)
+    hole = board.index(0)
+    previous = -1
+    for _ in range(steps):
+        cell = rng.choice([n for n in neighbours(rows, cols, hole) if n != previous])
+        board[hole], board[cell] = board[cell], 0
+        previous, hole = hole, cell
+    return tuple(board)
+
+
+def generate(difficulty: str, rng: Random, title: str, game: object) -> Made:
+    from webapp.solving import solve
+
+    rows, cols, distance = BANDS[difficulty]
+    tiles = goal(rows, cols)
+    while True:
+        tiles = walk(rows, cols, tiles, distance + 6, rng)
+        level = Level(rows, cols, tiles)
+        result = solve(game, level, "idastar", limits=Limits(seconds=None, nodes=NODES))  # type: ignore[arg-type]
+        if not result.solved or result.moves is None or len(result.moves) < distance:
+            continue  # too close to home (or too hard to prove): walk on
+        state = tiles
+        for move in result.moves[: len(result.moves) - distance]:
+            state = game.apply(level, state, move)  # type: ignore[attr-defined]
+        made = Level(rows, cols, state, title=title, known_optimal=distance)
+        solution = result.moves[len(result.moves) - distance :]
+        measures = {"optimum": distance, "expanded": result.expanded, "walked": len(result.moves)}
+        return Made(made, solution, distance, "moves", True, measures)

@@ -1,0 +1,62 @@
+"""Levels made to order: a game's ``generate`` hook driven from a difficulty and a seed,
+each result checked against the game's own rules before anyone sees it.
+
+The same game, difficulty and seed give the same level in one version of the app (Tatham's
+rule): the seed alone feeds the generator's random numbers, and its searches are bounded by
+counts, not time. Generation is a search: it runs in a solver child (``make_level`` is what
+the job runner calls), never in the web process.
+"""
+
+from __future__ import annotations
+
+import re
+from random import Random
+from typing import Any
+
+from webapp import games
+from webapp.games.base import DIFFICULTIES, Game, LevelError, Made
+from webapp.solving import check_solution
+
+#: What a seed may be: a short text of letters, digits and dashes (a date, a number).
+SEED = re.compile(r"[A-Za-z0-9-]{1,40}")
+
+
+def title_of(difficulty: str, seed: str) -> str:
+    return f"Random {difficulty} {seed}"
+
+
+def generate(game: Game, difficulty: str, seed: str) -> Made:
+    """The level ``game`` makes for ``difficulty`` and ``seed``, its solution replayed and
+    its optimum counted again; LevelError for a difficulty or seed there is none of."""
+    if not game.generates:
+        raise LevelError(f"{game.title} makes no levels of its own")
+    if difficulty not in DIFFICULTIES:
+        raise LevelError(f"The difficulty is one of {', '.join(DIFFICULTIES)}, not {difficulty!r}.")
+    if not SEED.fullmatch(seed):
+        raise LevelError("A seed is 1 to 40 letters, digits or dashes.")
+    rng = Random(f"{game.name}/{difficulty}/{seed}")
+    made = game.generate(difficulty, rng, title_of(difficulty, seed))
+    problem = check_solution(game, made.level, game.start(made.level), made.solution)
+    if problem:
+        raise RuntimeError(f"the {game.name} generator's solution does not replay: {problem}")
+    counted = game.count(made.level, made.solution).get(made.metric, len(made.solution))
+    if counted != made.optimum:
+        raise RuntimeError(f"the {game.name} generator counted {made.optimum}, not {counted}")
+    return made
+
+
+def make_level(game_name: str, game_module: str, difficulty: str, seed: str) -> dict[str, Any]:
+    """``generate`` as a solver child runs it: what the web process needs, in plain data."""
+    if game_module:
+        games.register(game_module)
+    game = games.get(game_name)
+    made = generate(game, difficulty, seed)
+    return {
+        "text": game.level_text(made.level),
+        "code": game.position_code(made.level) if game.has_position_codes else "",
+        "optimum": made.optimum,
+        "metric": made.metric,
+        "proved": made.proved,
+        "measures": made.measures,
+        "solution": game.join_moves(made.solution),
+    }
