@@ -66,7 +66,7 @@ def _solve(level, settings) -> tuple[int, int, int]:
         (139, (23910, 38072, 128)),  # the aimed search sets off
         (141, (283, 401, 58)),  # ROOM_PORTFOLIO
         (145, (4134, 12109, 18)),
-        (150, (8653, 16841, 53)),
+        (150, (66, 263, 45)),  # parked: solved in the plan search's first run (packing.py)
     ],
 )
 def test_the_default_portfolio_searches_as_pinned_on_microban(number: int, pinned) -> None:

@@ -8,7 +8,7 @@ from tests.conftest import LEVELS, recorded_searches
 from webapp.games.sokoban import GAME, kernels, plan, solver
 from webapp.games.sokoban.board import Board
 from webapp.games.sokoban.compiled import CompiledSearch, SearchConfig
-from webapp.games.sokoban.packing import packing_order, plan_distances
+from webapp.games.sokoban.packing import packing, packing_order, plan_distances
 from webapp.games.sokoban.solver import BACKWARD, FORWARD, PLANNED, closest_note, lurd, run_fast
 from webapp.search import Limits, Monitor
 from webapp.solving import check_solution
@@ -238,19 +238,44 @@ def test_a_long_run_comes_back_among_the_short_ones() -> None:
 
 
 def test_the_first_run_never_ends_where_it_stalls() -> None:
-    # Microban II 130: the first dive fills 23 of its 24 goals, and every seed then needs
-    # about 29 k expansions more for the last. The first run, in the board's own order, keeps
-    # its whole allowance and solves it; ended where it stalls (5 k in), like the short runs
-    # after it, the next to solve would be the sixth.
+    # Microban II 130: without parking, the first dive fills 23 of its 24 goals, and every
+    # seed then needs about 29 k expansions more for the last. Its packing order with parking
+    # (packing.py) solves nothing in a first run of RESTART expansions; the first run without
+    # parking comes next, keeps its whole allowance as well, and solves it; ended where it
+    # stalls (5 k in), like the short runs after it, the level would wait for a long run.
     level = MICROBAN2[130 - 1]
     board, start = Board(level), GAME.start(level)
     phases = packing_order(board, start)
+    assert packing(board, start).phases != phases
     assert solver.plan_run(board, start, 2048, phases).stall == 0
     assert solver.plan_run(board, start, 2048, phases, 1).stall == solver.STALL
-    budget = Limits(seconds=None, nodes=40_000, memory_mb=None)
+    budget = Limits(seconds=None, nodes=120_000, memory_mb=None)
     result = run_fast(level, start, Monitor(budget), (PLANNED,))
-    assert result.status == "solved" and result.expanded < 30_000
+    assert result.status == "solved"
+    assert solver.RESTART < result.expanded < solver.RESTART + 30_000
     assert check_solution(GAME, level, start, result.moves) is None
+
+
+def test_a_box_parked_on_its_way_solves_what_the_plain_order_does_not() -> None:
+    # XSokoban 47: no box can leave the goal room backwards until the last twelve are all
+    # gone, so without parking those twelve make one first phase, which the plan search
+    # fills in any order and gets stuck. With a box parked outside the room (as YASS's
+    # packing-order search does there) every phase is one to four targets, and the first run
+    # solves it in about 300 expansions; the plain order has not after 20 k.
+    level = XSOKOBAN[47 - 1]
+    board, start = Board(level), GAME.start(level)
+    parked = packing(board, start)
+    assert len(parked.release) == 1
+    assert max(len(phase) for phase in parked.phases) <= 4
+    ((square, release),) = parked.release.items()
+    phase = next(number for number, phase in enumerate(parked.phases) if square in phase)
+    assert square not in level.goals and phase < release
+    outcomes = {}
+    for name, order in (("parked", parked), ("plain", packing(board, start, parking=False))):
+        search = solver.plan_run(board, start, 256, order.phases, release=order.release)
+        outcomes[name] = search.run(20_000), int(search.counters[kernels.EXPANDED])
+    assert outcomes["parked"][0] == kernels.FOUND and outcomes["parked"][1] < 1_000
+    assert outcomes["plain"] == (kernels.RUNNING, 20_000)
 
 
 def test_a_run_stalls_where_it_has_gone_stall_expansions_without_filling_more() -> None:

@@ -77,8 +77,10 @@ class SearchConfig:
     deadlocks: int = 0
     #: Forwards, bound by the pushes to these boxes (a bitboard) instead of to the goals.
     towards: int | None = None
-    #: The packing order's phases, the first first: the plan search (plan.py).
+    #: The packing order's phases, the first first: the plan search (plan.py); and the
+    #: phase each parking square among them is released in (packing.Packing).
     phases: list[list[int]] | None = None
+    release: dict[int, int] | None = None
     #: The plan search's order of pushes (0 the board's own) and its stall (0 never).
     seed: int = 0
     stall: int = 0
@@ -101,31 +103,46 @@ class CompiledSearch:
         from webapp.games.sokoban import kernels  # numba: loaded only when this search runs
 
         self.config = config
-        reverse, towards, phases = config.reverse, config.towards, config.phases
-
         self.kernels = kernels
         self.board = board
         cells, index, self.neighbours = square_numbers(board)
         self.cells, self.index = cells, index
-        squares = len(cells)
         self.live = np.array([board.live >> cell & 1 for cell in cells], np.uint8)
         self.goal = np.array([board.goal_mask >> cell & 1 for cell in cells], np.uint8)
-        start = board.boxes_of(position)
-        if reverse:
+        self.reverse = config.reverse
+        #: Bound by the pushes to a position the backward search found (``towards``).
+        self.aimed = config.towards is not None
+        self._bound(board.boxes_of(position))
+        self._orders(board)
+        self._plan(board)
+        self._corral_test()
+        self._arrays(len(position.boxes))
+        self._roots(board, position)
+
+    def _bound(self, start: int) -> None:
+        """The push distances the bound matches boxes to: backwards to the start squares,
+        aimed to the target's squares, else to the goals (one column each)."""
+        board, config, cells, index = self.board, self.config, self.cells, self.index
+        if self.reverse:
             table = board.distances_from(sorted(cells_of(start)))
-        elif towards is not None:
+        elif config.towards is not None:
             # Forwards, bound by the pushes to these boxes' squares (a position the backward
             # search has reached) instead of to the goals.
-            table = board.distances_to(sorted(cells_of(towards)))
+            table = board.distances_to(sorted(cells_of(config.towards)))
         else:
             table = board.distances
         self.distances = np.array([table[cell] for cell in cells], np.int64)
-        if towards is not None:
+        if config.towards is not None:
             # A box that cannot reach the target's squares may still be on the way to some
             # other position the backward search has seen: it costs more, it is not cut.
-            self.distances[self.distances >= FAR] = 4 * squares
+            self.distances[self.distances >= FAR] = 4 * len(cells)
         # The goal of each column of the forward table.
         self.goal_squares = np.array([index[goal] for goal in board.goals], np.int64)
+
+    def _orders(self, board: Board) -> None:
+        """What orders the weighted search besides the bound: novelty, goal rooms that shut
+        goals off (or, backwards, the player shut out), the open floor, the weight."""
+        config, index, squares = self.config, self.index, len(self.cells)
         # Novelty (kernels.search): per h, the squares a box or the player has stood on.
         self.seen = np.zeros((NOVELTY_BANDS, squares) if config.novelty else (1, 1), np.uint8)
         # Goal rooms (kernels.search): each room goal that shuts others off, then those.
@@ -135,23 +152,35 @@ class CompiledSearch:
         self.shuts = padded(pairs, index)
         # Backwards for the player shut out of the start's region, forwards for boxes on room
         # goals that shut others off.
-        self.penalty = int(config.penalty) if pairs or reverse else 0
+        self.penalty = int(config.penalty) if pairs or self.reverse else 0
         #: Forwards: the priority counts this much for each free square the player cannot
         #: reach (kernels.search).
-        self.mobility = 0 if reverse else int(config.mobility)
-        #: Forwards, given the packing order's phases (packing.py, the first first): the plan
-        #: search (plan.py), ``plan`` the push distances to each goal with the boxes of
-        #: earlier phases frozen there as walls.
-        self.planned = bool(phases) and not reverse
+        self.mobility = 0 if self.reverse else int(config.mobility)
+        self.weight = int(config.weight)
+        random = np.random.default_rng(0x50C0BA)
+        self.box_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
+        self.player_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
+
+    def _plan(self, board: Board) -> None:
+        """Forwards, given the packing order's phases (packing.py, the first first): the plan
+        search (plan.py), ``plan`` the push distances to each goal with the boxes of earlier
+        phases frozen there as walls."""
+        config, index, phases = self.config, self.index, self.config.phases
+        self.planned = bool(phases) and not self.reverse
         if self.planned:
             from webapp.games.sokoban.packing import plan_distances
 
             assert phases is not None
-            table = plan_distances(board, phases)
-            self.plan = np.array([table[cell] for cell in cells], np.int64)
-            self.column_of = np.full(squares, -1, np.int64)
-            for column, goal in enumerate(board.goals):
-                self.column_of[index[goal]] = column
+            release = config.release or {}
+            parking = sorted(release)
+            table = plan_distances(board, phases, parking)
+            self.plan = np.array([table[cell] for cell in self.cells], np.int64)
+            self.column_of = np.full(len(self.cells), -1, np.int64)
+            for column, target in enumerate([*board.goals, *parking]):
+                self.column_of[index[target]] = column
+            self.release = np.full(len(self.cells), -1, np.int64)
+            for square, phase in release.items():
+                self.release[index[square]] = phase
         self.phases = padded(phases if self.planned else [], index)
         #: The plan search: 0 takes the pushes in the board's order (the box pushed last
         #: first), any other seed in an order of its own (a restart, solver.run_fast).
@@ -162,35 +191,33 @@ class CompiledSearch:
         #: filling more goals in order than any before it; 0 never (plan.plan_search).
         self.stall = int(config.stall)
         self.stalled = False
-        random = np.random.default_rng(0x50C0BA)
-        self.box_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
-        self.player_keys = random.integers(0, 2**64, squares, dtype=np.uint64)
-        self.weight = int(config.weight)
+
+    def _corral_test(self) -> None:
+        """Corral deadlocks (forwards, with PI-corrals): the test's arrays and verdict cache,
+        ``scratch`` when given (an earlier search of the same level with the same test, whose
+        verdicts hold here too)."""
+        config = self.config
         self.corrals = corrals = config.corrals
-        self.reverse = reverse
-        #: Bound by the pushes to a position the backward search found (``towards``).
-        self.aimed = towards is not None
-        # Corral deadlocks (forwards, with PI-corrals): the test's arrays and verdict cache,
-        # ``scratch`` when given (an earlier search of the same level with the same test,
-        # whose verdicts hold here too).
-        self.deadlocks = int(config.deadlocks) if corrals and not reverse else 0
+        self.deadlocks = int(config.deadlocks) if corrals and not self.reverse else 0
         scratch = config.scratch
         if scratch is None:
-            scratch = kernels.corral_scratch(squares if self.deadlocks else 1)
+            scratch = self.kernels.corral_scratch(len(self.cells) if self.deadlocks else 1)
         self.scratch = scratch
         self.partner: CompiledSearch | None = None
         #: Set when the arrays are full: the search expands no more.
         self.full = False
-        width = self.width = (squares + 63) // 64
-        boxes = len(position.boxes)
+
+    def _arrays(self, boxes: int) -> None:
+        """The positions' arrays, sized from the memory share; np.empty takes pages from the
+        system only as the search fills them."""
+        config, kernels = self.config, self.kernels
+        width = self.width = (len(self.cells) + 63) // 64
         # Bytes per stored position: its words, player, parent, push and depth, its hash,
         # one open-list entry (a heap's key and id, or the plan search's cost and bucket
         # link) and (at most) four table slots.
         per_state = 8 * width + 4 * 4 + 8 + (8 if self.planned else 12) + 16
         budget = (config.memory_mb or 2048) * config.share * 2**20
-        capacity = max(4096, int(budget // per_state))
-        self.capacity = capacity
-        # np.empty takes pages from the system only as the search fills them.
+        capacity = self.capacity = max(4096, int(budget // per_state))
         self.words = np.empty((capacity, width), np.uint64)
         self.player = np.empty(capacity, np.int32)
         self.parent = np.empty(capacity, np.int32)
@@ -219,12 +246,16 @@ class CompiledSearch:
             np.zeros(1, np.uint64),
             np.zeros(1, np.int32),
         )
-        # Where the search starts, and (backwards) the position it looks for.
+
+    def _roots(self, board: Board, position: Position) -> None:
+        """Where the search starts (backwards, every region around the solved boxes), and
+        (backwards) the position it looks for."""
+        index, start = self.index, board.boxes_of(position)
         region = board.reach(position.player, start)
         self.target_words = self.query(start)
         self.target_player = index[lowest_cell(region)]
         self.target_hash = self.key_hash(self.target_words, self.target_player)
-        if reverse:
+        if self.reverse:
             roots = []
             free = board.floor & ~board.goal_mask
             while free:
@@ -356,7 +387,8 @@ class CompiledSearch:
             return int(
                 self.plan_kernels.plan_search(
                     self.neighbours, self.live, self.goal, self.distances, self.box_keys,
-                    self.player_keys, self.goal_squares, self.phases, self.column_of, self.plan,
+                    self.player_keys, self.goal_squares, self.phases, self.release,
+                    self.column_of, self.plan,
                     self.words, self.player, self.parent, self.push, self.depth, self.cost,
                     self.hashes, self.table, self.heads, self.links, counters, *other,
                     self.scratch, self.deadlocks, self.seed, self.stall, budget,

@@ -79,26 +79,40 @@ LOWEST, ROVER, PICKS, PICKED, DIVING, DIVE_SCORE, FILLED_AT = 12, 13, 14, 15, 16
 #: What ``plan_search`` returns, besides kernels' statuses, when it has made ``stall``
 #: expansions since a position filled more goals in order than any before it.
 STALLED = 4
+#: A state's ``cost``: the pushes it counts in its low bits, the phase being filled above.
+PHASE_SHIFT = 20
+PUSHES = (1 << PHASE_SHIFT) - 1
 
 
 @njit(cache=True)
-def progress(phases, occupied, count):  # pragma: no cover - compiled
-    """The goals not yet filled in the packing order, phase by phase (a phase counts once
-    all of its goals are filled), and the phase being filled (-1 when all are)."""
-    misplaced = count
-    for phase in range(phases.shape[0]):
+def _advance(phases, release, phase_of, before, occupied, total, phase, box):  # pragma: no cover
+    """The phase being filled after the push of the box from ``box`` (``occupied`` after
+    it), its parent's being ``phase`` (phases.shape[0] when all are whole), and the targets
+    not yet filled in order. A box leaving a target of an earlier phase takes the search
+    back to that phase, unless it leaves a parking square whose box is due to go on to its
+    goal by now (``release``); then every whole phase is passed. ``before[phase]`` counts
+    the targets of the phases before it."""
+    last = phases.shape[0]
+    left = phase_of[box]
+    if 0 <= left < phase and not (0 <= release[box] <= phase):
+        phase = left
+    filled = 0
+    while phase < last:
+        filled = 0
         whole = True
         for column in range(phases.shape[1]):
             square = phases[phase, column]
             if square < 0:
                 break
             if occupied[square]:
-                misplaced -= 1
+                filled += 1
             else:
                 whole = False
         if not whole:
-            return misplaced, phase
-    return misplaced, -1
+            break
+        phase += 1
+        filled = 0
+    return total - before[phase] - filled, phase
 
 
 @njit(cache=True)
@@ -179,6 +193,7 @@ def plan_search(
     player_keys,
     goal_squares,
     phases,
+    release,
     column_of,
     plan,
     words,
@@ -222,6 +237,16 @@ def plan_search(
         for column in range(distances.shape[1]):
             nearest_goal[square] = min(nearest_goal[square], distances[square, column])
     boxes = distances.shape[1]
+    # Each target's phase, and how many targets the phases before each one hold.
+    phase_of = np.full(squares, -1, np.int64)
+    before = np.zeros(phases.shape[0] + 1, np.int64)
+    for phase in range(phases.shape[0]):
+        before[phase + 1] = before[phase]
+        for column in range(phases.shape[1]):
+            if phases[phase, column] >= 0:
+                phase_of[phases[phase, column]] = phase
+                before[phase + 1] += 1
+    total = before[phases.shape[0]]
     (occupied, assumed, dead, mark, stack, cells, moves, query, matching, label, fence_mark,
      fence, corral_moves, candidate, row_of, blocked, walled, walled_for) = expansion_arrays(
         live, boxes, width
@@ -323,20 +348,24 @@ def plan_search(
                 _match(distances, cells, count, matching)
                 matched = True
             h = _rematch(distances, cells, count, row, target, matching)
-            misplaced, phase = progress(phases, occupied, count)
+            misplaced, phase = _advance(
+                phases, release, phase_of, before, occupied, total, cost[state] >> PHASE_SHIFT,
+                box,
+            )  # fmt: skip
             bonus, nearest = 0, FAR
-            if phase >= 0:
+            if phase < phases.shape[0]:
                 bonus, nearest = _plan_bonus(phases, phase, plan, column_of, occupied, box, target)
             occupied[box] = 1
             occupied[target] = 0
             if h >= FAR:
                 continue
             counters[CLOSEST] = min(counters[CLOSEST], h)
-            if count - misplaced > counters[FILLED]:
-                counters[FILLED] = count - misplaced
+            if total - misplaced > counters[FILLED]:
+                counters[FILLED] = total - misplaced
                 counters[FILLED_AT] = counters[EXPANDED]
-            cost[child] = cost[state] + (0 if bonus > 0 else 1)
-            worth = cost[state] + 1 + simple - nearest_goal[box] + nearest_goal[target]
+            pushes = cost[state] & PUSHES
+            cost[child] = (pushes + (0 if bonus > 0 else 1)) | phase << PHASE_SHIFT
+            worth = pushes + 1 + simple - nearest_goal[box] + nearest_goal[target]
             worth += PLAN_GOAL * misplaced - bonus
             worth += NEAREST_WEIGHT * (nearest + 1) if nearest < FAR else UNREACHED
             bucket = min(max(worth, 0), top)

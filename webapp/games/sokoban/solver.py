@@ -12,7 +12,7 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, replace
 from enum import Enum
 from itertools import count
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -24,6 +24,9 @@ from webapp.games.sokoban.matching import Duals, assignment_cost, reassign, solv
 from webapp.games.sokoban.position import Position, walk
 from webapp.games.sokoban.rooms import SMALLEST_ROOM, GoalRoom, goal_rooms, push_path
 from webapp.search import Monitor, Result, Stop, run_search
+
+if TYPE_CHECKING:
+    from webapp.games.sokoban.packing import Packing
 
 #: Bits for the normalised player cell in a state key (levels are at most 64 x 64).
 PLAYER_BITS = 12
@@ -420,6 +423,7 @@ def plan_run(
     deadlocks: int = PLANNED.tuning.deadlocks,
     scratch: tuple | None = None,
     stall: int | None = None,
+    release: dict[int, int] | None = None,
 ) -> CompiledSearch:
     """One run of the plan search as run_fast starts it: PLAN_SHARE of the memory, the
     order ``seed``, the corral verdicts of ``scratch`` (an earlier run's) when given, and
@@ -433,6 +437,7 @@ def plan_run(
         share=MEMORY_SHARE * PLAN_SHARE,
         deadlocks=deadlocks,
         phases=phases,
+        release=release,
         seed=seed,
         scratch=scratch,
         stall=stall,
@@ -1019,26 +1024,34 @@ class Planned:
         self.compiled: CompiledSearch | None = None
 
     def run(self) -> Generator[Pause, None, Outcome]:
-        from webapp.games.sokoban.packing import packing_order  # numba, as compiled.py
+        from webapp.games.sokoban.packing import packing  # numba, as compiled.py
 
-        return self._runs(packing_order(self.portfolio.board, self.portfolio.position))
+        board, position = self.portfolio.board, self.portfolio.position
+        plain, parked = packing(board, position, parking=False), packing(board, position)
+        return self._runs([plain] if parked.phases == plain.phases else [parked, plain])
 
-    def _start(self, phases: list[list[int]], seed: int) -> CompiledSearch:
+    def _start(self, order: Packing, seed: int, stall: int) -> CompiledSearch:
         # A restart keeps the corral verdicts its runs have found so far.
         portfolio, before = self.portfolio, self.compiled
         planned = self.compiled = plan_run(
-            portfolio.board, portfolio.position, portfolio.monitor.limits.memory_mb, phases,
-            seed, self.setting.tuning.deadlocks, before.scratch if before is not None else None,
+            portfolio.board, portfolio.position, portfolio.monitor.limits.memory_mb,
+            order.phases, seed, self.setting.tuning.deadlocks,
+            before.scratch if before is not None else None, stall, order.release,
         )  # fmt: skip
         portfolio.link(self, planned)
         return planned
 
-    def _runs(self, phases: list[list[int]]) -> Generator[Pause, None, Outcome]:
+    def _runs(self, orders: list[Packing]) -> Generator[Pause, None, Outcome]:
+        """Runs in Luby's sequence; with two orders (with parking, then without), the runs
+        take them in turns, each order's runs taking the seeds 0, 1, 2, ..., and the first
+        run of each keeping its whole allowance."""
         before = (0, 0)
         filled = 0
-        for seed in count():
-            allowance = RESTART * luby(seed)
-            planned = self._start(phases, seed)
+        for number in count():
+            allowance = RESTART * luby(number)
+            order, seed = orders[number % len(orders)], number // len(orders)
+            stall = STALL if stalls(number) and number >= len(orders) else 0
+            planned = self._start(order, seed, stall)
             planned.filled_before = filled
             run = planned.search(allowance)  # slices end there: the same run any day
             while True:
