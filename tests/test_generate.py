@@ -146,3 +146,11 @@ def test_the_command_line_writes_levels_that_solve_reads():
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert refused.returncode == 2 and "--difficulty is one of" in refused.stderr
+
+
+def test_each_game_page_offers_a_level_of_every_difficulty(client):
+    for game_name in GAMES:
+        page = client.get(f"/{game_name}/").text
+        for difficulty in DIFFICULTIES:
+            assert f'href="/{game_name}/random?difficulty={difficulty}"' in page
+    assert 'href="/daily"' in client.get("/").text

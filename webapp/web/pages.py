@@ -34,7 +34,7 @@ from webapp.core.catalog import POSITION, LevelRef
 from webapp.core.errors import Conflict, NotFound, Refused
 from webapp.core.levels import get_game
 from webapp.core.play import Play, Turns
-from webapp.games.base import MAX_LEVEL_TEXT, Game, IllegalMove, LevelError, MoveError
+from webapp.games.base import DIFFICULTIES, MAX_LEVEL_TEXT, Game, IllegalMove, LevelError, MoveError
 from webapp.web import budgets
 from webapp.web.budgets import limit
 from webapp.web.database import get_store
@@ -70,7 +70,12 @@ DROPPED = (
 
 @bp.app_context_processor
 def template_helpers() -> dict[str, Any]:
-    return {"csrf_token": csrf_token, "all_games": games.all_games, "has_template": has_template}
+    return {
+        "csrf_token": csrf_token,
+        "all_games": games.all_games,
+        "has_template": has_template,
+        "difficulties": DIFFICULTIES,
+    }
 
 
 def has_template(name: str) -> bool:
