@@ -86,6 +86,9 @@
         if (!from) return;
         const dx = from.x - p.element.offsetLeft;
         const dy = from.y - p.element.offsetTop;
+        // Only in a straight line: a way round corners (a walk, a piece taken along a path)
+        // would cut through walls and pieces, so it jumps.
+        if (Math.abs(dx) >= 0.5 && Math.abs(dy) >= 0.5) return;
         if (glide(p.element, dx, dy, ms, p.pseudo) && p.pushed) pushed = true;
       });
     }
