@@ -36,6 +36,7 @@ ROUTES: dict[str, tuple[dict[str, str], Callable[[dict[str, str]], dict[str, Any
         lambda jobs: {"action": "move", "moves": "l"},
         "header",
     ),
+    "standing.settings": ({}, lambda jobs: {"name": "Forged Name"}, "field"),
     "web.paste": (
         {"game_name": "sokoban"},
         lambda jobs: {"text": "#######\n#@ $ .#\n#######"},

@@ -119,7 +119,17 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     # The views, imported here: a solver process imports this package for its games and
     # needs none of them.
-    from webapp.web import assets, budgets, errors, live, making, pages, players, solvers
+    from webapp.web import (
+        assets,
+        budgets,
+        errors,
+        live,
+        making,
+        pages,
+        players,
+        solvers,
+        standing,
+    )
 
     app.before_request(limit_body)  # first: before anything reads the form
     assets.init_app(app)
@@ -128,6 +138,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     pages.init_app(app)
     live.init_app(app)
     making.init_app(app)
+    standing.init_app(app)
     budgets.init_app(app)
     errors.init_app(app)
     app.after_request(security_headers)

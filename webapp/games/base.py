@@ -93,6 +93,9 @@ class Game(ABC, Generic[Level, State]):
 
     name: ClassVar[str]
     title: ClassVar[str]
+    #: A middling level's solution length in the first counter: where ratings start
+    #: (a level twice as long is predicted 400 points harder).
+    typical_length: ClassVar[int] = 20
     #: The counters shown to the player, in order, e.g. ("moves", "pushes").
     counters: ClassVar[tuple[str, ...]] = ("moves",)
     #: Where the game stands in lists (the home page, the menu): smaller first.

@@ -79,6 +79,30 @@ CREATE TABLE IF NOT EXISTS daily (
     id      TEXT NOT NULL,
     PRIMARY KEY (game, day)
 );
+CREATE TABLE IF NOT EXISTS players (
+    player  TEXT PRIMARY KEY, -- a player's name on leaderboards (none: anonymous) and rating
+    name    TEXT,
+    rating  DOUBLE PRECISION,
+    rd      DOUBLE PRECISION,
+    volatility DOUBLE PRECISION
+);
+CREATE TABLE IF NOT EXISTS ratings (
+    game    TEXT NOT NULL,   -- a level's difficulty rating, from first unassisted attempts
+    level   TEXT NOT NULL,
+    rating  DOUBLE PRECISION NOT NULL,
+    rd      DOUBLE PRECISION NOT NULL,
+    volatility DOUBLE PRECISION NOT NULL,
+    plays   INTEGER NOT NULL,
+    PRIMARY KEY (game, level)
+);
+CREATE TABLE IF NOT EXISTS attempts (
+    player  TEXT NOT NULL,   -- the levels whose first attempt moved the ratings: once each
+    game    TEXT NOT NULL,
+    level   TEXT NOT NULL,
+    won     INTEGER NOT NULL,
+    PRIMARY KEY (player, game, level)
+);
+CREATE INDEX IF NOT EXISTS results_level ON results (game, level);
 CREATE INDEX IF NOT EXISTS games_updated ON games (updated);
 """
 
@@ -487,6 +511,109 @@ class Store:
     def load_level(self, game: str, level_id: str) -> str | None:
         rows = self.query("SELECT text FROM levels WHERE game=? AND id=?", (game, level_id))
         return rows[0]["text"] if rows else None
+
+    # -- records, names and ratings ---------------------------------------------------------
+    def level_results(self, game: str, level: str) -> list[tuple[str, str, dict[str, int]]]:
+        """Every player's best on one level: (player, name or "", figures)."""
+        rows = self.query(
+            "SELECT results.player AS player, COALESCE(players.name, '') AS name, best "
+            "FROM results LEFT JOIN players ON players.player = results.player "
+            "WHERE game=? AND level=?",
+            (game, level),
+        )
+        return [(row["player"], row["name"], json.loads(row["best"])) for row in rows]
+
+    def collection_results(self, game: str, prefix: str) -> list[tuple[str, str, dict[str, int]]]:
+        """Every player's bests on the levels whose key starts with ``prefix`` (a collection's
+        ``slug/``): (player, name or "", figures) a level solved."""
+        rows = self.query(
+            "SELECT results.player AS player, COALESCE(players.name, '') AS name, best "
+            "FROM results LEFT JOIN players ON players.player = results.player "
+            "WHERE game=? AND SUBSTR(level, 1, ?) = ?",
+            (game, len(prefix), prefix),
+        )
+        return [(row["player"], row["name"], json.loads(row["best"])) for row in rows]
+
+    def name(self, player: str) -> str:
+        rows = self.query("SELECT name FROM players WHERE player=?", (player,))
+        return (rows[0]["name"] or "") if rows else ""
+
+    def set_name(self, player: str, name: str) -> None:
+        self.run(
+            "INSERT INTO players (player, name) VALUES (?, ?) "
+            "ON CONFLICT (player) DO UPDATE SET name=excluded.name",
+            (player, name or None),
+        )
+
+    def player_rating(self, player: str) -> tuple[float, float, float] | None:
+        rows = self.query("SELECT rating, rd, volatility FROM players WHERE player=?", (player,))
+        if not rows or rows[0]["rating"] is None:
+            return None
+        return rows[0]["rating"], rows[0]["rd"], rows[0]["volatility"]
+
+    def level_ratings(self, game: str) -> dict[str, tuple[float, float, float, int]]:
+        """Every rated level of a game: (rating, deviation, volatility, plays) by level key."""
+        rows = self.query(
+            "SELECT level, rating, rd, volatility, plays FROM ratings WHERE game=?", (game,)
+        )
+        return {
+            row["level"]: (row["rating"], row["rd"], row["volatility"], row["plays"])
+            for row in rows
+        }
+
+    def rate_attempt(
+        self,
+        player: str,
+        game: str,
+        level: str,
+        won: bool,
+        rate: Callable[[Any, Any], tuple[Any, Any]],
+        level_start: tuple[float, float, float],
+        player_start: tuple[float, float, float],
+    ) -> bool:
+        """Count a player's first attempt at a level, once: ``rate(player's, level's)`` gives
+        both new (rating, deviation, volatility); False when it was counted before."""
+
+        def count(statements: Statements) -> bool:
+            taken = statements.run(
+                "INSERT INTO attempts (player, game, level, won) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (player, game, level) DO NOTHING",
+                (player, game, level, int(won)),
+            )
+            if not taken:
+                return False
+            mine = statements.query(
+                "SELECT rating, rd, volatility FROM players WHERE player=?", (player,)
+            )
+            theirs = statements.query(
+                "SELECT rating, rd, volatility, plays FROM ratings WHERE game=? AND level=?",
+                (game, level),
+            )
+            me = player_start
+            if mine and mine[0]["rating"] is not None:
+                me = (mine[0]["rating"], mine[0]["rd"], mine[0]["volatility"])
+            it = level_start
+            plays = 0
+            if theirs:
+                row = theirs[0]
+                it, plays = (row["rating"], row["rd"], row["volatility"]), row["plays"]
+            new_me, new_it = rate(me, it)
+            statements.run(
+                "INSERT INTO players (player, rating, rd, volatility) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (player) DO UPDATE SET rating=excluded.rating, rd=excluded.rd, "
+                "volatility=excluded.volatility",
+                (player, *new_me),
+            )
+            statements.run(
+                "INSERT INTO ratings (game, level, rating, rd, volatility, plays) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (game, level) DO UPDATE SET "
+                "rating=excluded.rating, rd=excluded.rd, volatility=excluded.volatility, "
+                "plays=excluded.plays",
+                (game, level, *new_it, plays + 1),
+            )
+            return True
+
+        return self.transaction(count)
 
     # -- generated levels and daily puzzles ---------------------------------------------------
     def save_made(

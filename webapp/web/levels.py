@@ -12,11 +12,12 @@ from typing import Any
 
 from flask import current_app, request, url_for
 
-from webapp.core import catalog, pictures
+from webapp.core import catalog, pictures, ratings
 from webapp.core import levels as core
 from webapp.core.errors import TooMany
 from webapp.core.levels import MAX_LINK_MOVES, STATES, Found, replay_url
 from webapp.core.play import Play
+from webapp.core.records import Benchmark, Records, against, level_records
 from webapp.games.base import Game
 from webapp.storage.store import SavedGame
 from webapp.web.budgets import NEW_GAMES
@@ -75,6 +76,52 @@ def save_play(found: Found, play: Play) -> None:
         expected=play.version,
     )
     play.version = SavedGame(list(play.history), play.cursor)
+    if play.solved and play.moves:
+        rate_first_attempt(found, won=not play.assisted)
+
+
+def rate_first_attempt(found: Found, won: bool) -> None:
+    """The player's first finished attempt at a level moves both ratings, once: solved on
+    their own is a win, with the solver's or a replay's moves a loss (hints count neither
+    way). A level not rated yet starts where its known optimum places it."""
+    level_start = ratings.new(ratings.predicted(found.game, optimum_of(found)))
+    get_store().rate_attempt(
+        player_id(),
+        found.game.name,
+        found.ref.key,
+        won,
+        lambda mine, its: ratings.attempt(mine, its, won),
+        level_start,
+        ratings.new(),
+    )
+
+
+def optimum_of(found: Found) -> int | None:
+    mark = benchmark(found)
+    return mark.value if mark is not None else None
+
+
+def benchmark(found: Found, records: Records | None = None) -> Benchmark | None:
+    """What a result on this level is measured against: a made level's optimum, a proved
+    optimum, a published par, else the best any player has done (labelled best known)."""
+    game, level = found.game, found.level
+    if found.ref.custom_id:
+        made = get_store().made(game.name, found.ref.custom_id)
+        if made is not None:
+            return Benchmark(
+                made["optimum"], made["metric"], made["proved"], made.get("solution", "")
+            )
+    proved = catalog.known_optimum(game, level)
+    if proved is not None:
+        return Benchmark(proved, game.counters[0], True)
+    par = game.par(level)
+    if par is not None:
+        return Benchmark(par, game.counters[0], False)
+    others = [row for row in records.board if not row.mine] if records is not None else []
+    if others:  # the best any other player has done (the board is in order)
+        first = game.counters[0]
+        return Benchmark(others[0].figures[first], first, False)
+    return None
 
 
 # -- pictures ---------------------------------------------------------------------------------
@@ -148,4 +195,18 @@ def play_context(found: Found, play: Play, message: str = "", action: str = "") 
         "message": message or play.broken,
         "replay_url": replay_url(found.ref, play),
         "max_link_moves": MAX_LINK_MOVES,
+        **_result_context(found, play),
     }
+
+
+def _result_context(found: Found, play: Play) -> dict[str, Any]:
+    """After a win: the result beside the best possible (or best known), and a replay of a
+    shorter solution where one is known."""
+    if not play.solved:
+        return {}
+    records = level_records(get_store(), found.game, found.ref.key, player_id())
+    mark = benchmark(found, records)
+    better = ""
+    if mark is not None and mark.replay and play.figures.get(mark.metric, 0) > mark.value:
+        better = f"{found.ref.path}?moves={mark.replay}"
+    return {"benchmark": mark, "against": against(play.figures, mark), "better_url": better}

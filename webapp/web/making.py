@@ -62,7 +62,7 @@ def made_ref(game: Game, difficulty: str, seed: str) -> LevelRef:
     else:
         level = game.parse(made["text"])[0]
         ref = sharing.save_levels(_shelf(), game, [level])[0][0]
-    figures = {key: made[key] for key in ("optimum", "metric", "proved", "measures")}
+    figures = {key: made[key] for key in ("optimum", "metric", "proved", "measures", "solution")}
     get_store().save_made(game.name, ref.custom_id or "", difficulty, seed, figures)
     return ref
 

@@ -51,6 +51,7 @@ from webapp.web.levels import (
 from webapp.web.making import made_context
 from webapp.web.players import csrf_token, player_id
 from webapp.web.solvers import get_runner
+from webapp.web.standing import collection_standing, level_standing
 from webapp.web.watch import panel_context
 
 bp = Blueprint("web", __name__)
@@ -122,6 +123,7 @@ def collection_page(game_name: str, collection: str) -> str:
     assisted = get_store().assisted(player_id(), game.name) & set(keys)
     return render_template(
         "collection.html",
+        **collection_standing(game.name, found.slug),
         game=game,
         collection=found,
         results=results,
@@ -154,6 +156,7 @@ def _level_context(found: Found, message: str = "") -> dict[str, Any]:
     job = get_runner().latest(player_id(), found.board_key)
     return {
         **made_context(found.game, found.ref),
+        **level_standing(found),
         **panel_context(found, job),
         **play_context(found, play, message, request.form.get("action", "")),
     }

@@ -72,6 +72,7 @@ class Blocks(Game[Level, Position]):
     name = "blocks"
     title = "Sliding blocks"
     counters = ("steps", "line_moves", "path_moves")
+    typical_length = 40  # path moves: where a new level's rating starts
     default_algorithm = "path"
     order = 40
     has_tables = True

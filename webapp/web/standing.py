@@ -1,0 +1,122 @@
+"""Where a player stands: the records and leaderboards of a level and a collection, a name to
+show on them (``/settings``), ratings, and "a level for me" near the player's rating.
+
+The counting is in webapp/core/records.py and webapp/core/ratings.py; this passes them the
+request's store and player.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+from flask import Blueprint, Flask, Response, redirect, render_template, request
+
+from webapp.core import catalog, ratings
+from webapp.core.catalog import LevelRef
+from webapp.core.errors import NotFound, Refused
+from webapp.core.levels import Found, get_game
+from webapp.core.records import collection_board, level_records
+from webapp.web.budgets import limit
+from webapp.web.database import get_store
+from webapp.web.players import player_id
+
+bp = Blueprint("standing", __name__)
+
+#: A display name: 2 to 24 letters, digits, spaces and - _ . ', not starting or ending with
+#: a space.
+NAME = re.compile(r"[\w\-.' ]{2,24}")
+#: How far from the player's rating "a level for me" looks, and how far "easier" and
+#: "harder" move it.
+BAND, SHIFT = 150.0, 200.0
+
+
+def level_standing(found: Found) -> dict[str, Any]:
+    """The level page's records: its leaderboard, and the player's and the level's ratings."""
+    store, player = get_store(), player_id()
+    rated = store.level_ratings(found.game.name).get(found.ref.key)
+    mine = store.player_rating(player) if player else None
+    return {
+        "records": level_records(store, found.game, found.ref.key, player),
+        "rating": mine[0] if mine else None,
+        "level_rating": rated[0] if rated else None,
+    }
+
+
+def collection_standing(game_name: str, slug: str) -> dict[str, Any]:
+    game = get_game(game_name)
+    return {"board": collection_board(get_store(), game, slug, player_id())}
+
+
+def check_name(name: str) -> str:
+    """The name as kept; Refused, saying why, for one that cannot be shown."""
+    name = name.strip()
+    if not name:
+        return ""
+    if not NAME.fullmatch(name) or "  " in name:
+        raise Refused(
+            "A name is 2 to 24 letters, digits, single spaces and - _ . ' (no other signs)."
+        )
+    return name
+
+
+@bp.route("/settings", methods=["GET", "POST"])
+@limit("names", "30 per hour", "You have changed your name many times this hour; wait a while.")
+def settings() -> Response | str | tuple[str, int]:
+    """The player's name on leaderboards (anonymous unless they choose one)."""
+    message, status = "", 200
+    if request.method == "POST":
+        try:
+            name = check_name(request.form.get("name", "")[:200])
+        except Refused as refused:
+            message, status = refused.message, 400
+        else:
+            get_store().set_name(player_id(), name)
+            return redirect("/settings?saved=1", code=303)
+    player = player_id()
+    name = get_store().name(player) if player else ""
+    mine = get_store().player_rating(player) if player else None
+    saved = request.args.get("saved") == "1"
+    page = render_template(
+        "settings.html", name=name, message=message, saved=saved, rating=mine[0] if mine else None
+    )
+    return (page, status) if status != 200 else page
+
+
+def level_rating(game: Any, ref: LevelRef, level: Any, rated: dict) -> float:
+    """A level's rating, or where it starts when nobody has rated it yet."""
+    if ref.key in rated:
+        return rated[ref.key][0]
+    optimum = catalog.known_optimum(game, level) or game.par(level)
+    return ratings.predicted(game, optimum)
+
+
+@bp.get("/<game_name>/for-me")
+def level_for_me(game_name: str) -> Response:
+    """An unsolved level of the game's collections near the player's rating (``shift``
+    easier or harder moves the aim), picked at random among those within the band; the
+    nearest when none is."""
+    game = get_game(game_name)
+    store, player = get_store(), player_id()
+    mine = store.player_rating(player) if player else None
+    aim = (mine[0] if mine else ratings.CENTRE) + {"easier": -SHIFT, "harder": SHIFT}.get(
+        request.args.get("shift", ""), 0.0
+    )
+    solved = store.solved(player, game.name) if player else set()
+    rated = store.level_ratings(game.name)
+    choices = []
+    for found in catalog.collections(game.name):
+        for number, level in enumerate(found.levels, 1):
+            ref = LevelRef(game.name, found.slug, number)
+            if ref.key not in solved:
+                choices.append((abs(level_rating(game, ref, level, rated) - aim), ref))
+    if not choices:
+        raise NotFound(f"You have solved every {game.title} level in the collections.")
+    near = [ref for distance, ref in choices if distance <= BAND]
+    ref = random.SystemRandom().choice(near) if near else min(choices, key=lambda c: c[0])[1]
+    return redirect(f"{ref.path}?for-me=1", code=303)
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
