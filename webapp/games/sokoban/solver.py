@@ -403,6 +403,8 @@ AIMED = Setting(Kind.AIMED, Tuning(novelty=True, deadlocks=1))
 #: the others.
 PLANNED = Setting(Kind.PLAN, Tuning(deadlocks=2))
 PLAN_SHARE = 0.1
+#: The plan search's turns for the others' one when its packing order parks boxes.
+PARKED_TURNS = 3
 #: Expansions the plan search makes before it starts again with another order, times
 #: ``luby(run)`` (``Planned``).
 RESTART = 45_000
@@ -1028,7 +1030,12 @@ class Planned:
 
         board, position = self.portfolio.board, self.portfolio.position
         plain, parked = packing(board, position, parking=False), packing(board, position)
-        return self._runs([plain] if parked.phases == plain.phases else [parked, plain])
+        if parked.phases == plain.phases:
+            return self._runs([plain])
+        # Goals only a parked box gets into: the other searches seldom fill them.
+        tuning = self.setting.tuning
+        self.setting = replace(self.setting, tuning=replace(tuning, turns=PARKED_TURNS))
+        return self._runs([parked, plain])
 
     def _start(self, order: Packing, seed: int, stall: int) -> CompiledSearch:
         # A restart keeps the corral verdicts its runs have found so far.
