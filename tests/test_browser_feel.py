@@ -506,6 +506,7 @@ def test_a_key_faster_than_the_motion_ends_it(page, live_server):
     page.goto(live_server.url + "/vexed/")
     page.locator(".paste textarea").fill(LANDING)
     page.locator(".paste button[type=submit]").click()
+    expect(page.locator("#play .vexed")).to_be_visible()  # the level's page, before slowing it
     page.evaluate(slow)
     page.locator('#play [data-cell="1,1"]').click()
     page.keyboard.press("ArrowRight")
