@@ -20,10 +20,10 @@ from webapp.search import Limits
 
 #: Difficulty -> (room width, room height, boxes, floor cells, the pushes' range).
 BANDS = {
-    "easy": (6, 6, 2, 16, (3, 8)),
-    "medium": (7, 7, 3, 22, (9, 16)),
-    "hard": (8, 8, 3, 28, (17, 28)),
-    "expert": (9, 9, 4, 34, (29, 120)),
+    "easy": (6, 6, 2, 16, (6, 12)),
+    "medium": (7, 7, 3, 22, (13, 22)),
+    "hard": (8, 8, 3, 28, (23, 34)),
+    "expert": (9, 9, 4, 34, (35, 120)),
 }
 #: Positions the backward search visits for one room; rooms drawn before taking the deepest.
 PULL_STATES = 60_000
