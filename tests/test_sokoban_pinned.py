@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import LEVELS
-from webapp.games.sokoban import GAME, compiled
+from webapp.games.sokoban import GAME, compiled, solver
 from webapp.games.sokoban.solver import (
     BACKWARD,
     FORWARD,
@@ -48,6 +48,9 @@ class Ticks:
 def fixed_slices(monkeypatch) -> None:
     monkeypatch.setattr(compiled, "time", Ticks)
     monkeypatch.setattr(compiled, "SLICE_SECONDS", 1.0)
+    # Shortening the solution found (shorten.py) goes to its end however slow the machine,
+    # so that the pushes pinned do not depend on it.
+    monkeypatch.setattr(solver, "SHORTEN_LEAST", 60.0)
 
 
 def _solve(level, settings) -> tuple[int, int, int]:
@@ -62,9 +65,9 @@ def _solve(level, settings) -> tuple[int, int, int]:
     ("number", "pinned"),
     [
         (93, (2615, 8530, 52)),
-        (114, (586, 1533, 70)),  # ROOM_PORTFOLIO
-        (139, (23910, 38072, 128)),  # the aimed search sets off
-        (141, (283, 401, 58)),  # ROOM_PORTFOLIO
+        (114, (586, 1533, 66)),  # ROOM_PORTFOLIO
+        (139, (23910, 38072, 126)),  # the aimed search sets off
+        (141, (283, 401, 56)),  # ROOM_PORTFOLIO
         (145, (4134, 12109, 18)),
         (150, (66, 263, 45)),  # parked: solved in the plan search's first run (packing.py)
     ],
@@ -73,7 +76,7 @@ def test_the_default_portfolio_searches_as_pinned_on_microban(number: int, pinne
     assert _solve(MICROBAN[number - 1], None) == pinned
 
 
-@pytest.mark.parametrize(("number", "pinned"), [(76, (588, 3200, 52)), (120, (6813, 22541, 104))])
+@pytest.mark.parametrize(("number", "pinned"), [(76, (588, 3200, 40)), (120, (6813, 22541, 100))])
 def test_the_default_portfolio_searches_as_pinned_on_microban_ii(number: int, pinned) -> None:
     assert _solve(MICROBAN2[number - 1], None) == pinned
 
@@ -99,14 +102,16 @@ def test_each_kind_of_search_searches_as_pinned(name: str) -> None:
     assert found == PINNED[name]
 
 
-#: Microban levels and (expanded, generated, pushes) for each setting above.
+#: Microban levels and (expanded, generated, pushes) for each setting above. The pushes are
+#: those left after shortening (shorten.py, commit of 2026-11-26): the plan search's 29 on
+#: Microban 13 come down to 21, the CPython backward search's 10 on Microban 5 to 6.
 PINNED: dict[str, dict[int, tuple[int, int, int]]] = {
     "forward": {5: (7, 52, 6), 8: (56, 66, 32), 13: (25, 52, 21)},
     "backward": {8: (87, 111, 34), 13: (177, 241, 27), 93: (918, 2472, 38)},
-    "plan": {8: (54, 62, 34), 13: (33, 64, 29), 93: (2615, 8530, 52)},
+    "plan": {8: (54, 62, 34), 13: (33, 64, 21), 93: (2615, 8530, 52)},
     "open floor": {5: (7, 52, 6), 8: (63, 70, 34), 13: (66, 104, 21)},
     "forward and backward": {8: (56, 66, 32), 13: (25, 52, 21), 93: (5010, 14501, 42)},
     "cpython forward": {5: (6, 42, 6), 8: (41, 50, 32), 13: (26, 52, 21)},
-    "cpython backward": {5: (38, 115, 10), 8: (84, 103, 32), 13: (65, 118, 27)},
+    "cpython backward": {5: (38, 115, 6), 8: (84, 103, 32), 13: (65, 118, 27)},
     "cpython both": {5: (6, 42, 6), 8: (68, 77, 32), 13: (26, 52, 21)},
 }

@@ -8,6 +8,7 @@ into the full LURD string at the end. docs/sokoban-solver.md describes the fast 
 from __future__ import annotations
 
 import heapq
+import time
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, replace
 from enum import Enum
@@ -23,6 +24,7 @@ from webapp.games.sokoban.level import Level
 from webapp.games.sokoban.matching import Duals, assignment_cost, reassign, solve_assignment
 from webapp.games.sokoban.position import Position, walk
 from webapp.games.sokoban.rooms import SMALLEST_ROOM, GoalRoom, goal_rooms, push_path
+from webapp.games.sokoban.shorten import shorten
 from webapp.search import Monitor, Result, Stop, run_search
 
 if TYPE_CHECKING:
@@ -509,6 +511,11 @@ def portfolio(rooms: list[GoalRoom]) -> tuple[Setting, ...]:
     return ROOM_PORTFOLIO if any(room.shuts for room in rooms) else PORTFOLIO
 
 
+#: Shortening a solution found (shorten.py) takes at most this share of the time the solve
+#: took, or SHORTEN_LEAST seconds if more, and stops SHORTEN_MARGIN seconds before the limit.
+SHORTEN_SHARE = 0.25
+SHORTEN_LEAST = 0.5
+SHORTEN_MARGIN = 0.1
 #: Expansions a search makes in each of its turns.
 TURN = 2048
 
@@ -946,6 +953,7 @@ class Portfolio:
         self.done[index] = self.totals[index] = (done[0] + expanded, done[1] + generated)
         self.monitor.tick(*map(sum, zip(*self.totals, strict=True)), force=True)
         if pushes is not None:
+            pushes = shorten(self.board, self.position, pushes, self._deadline())
             return _solved(self.monitor, self.board, self.position, pushes, False)
         member = self.members[index]
         if not member.again():
@@ -954,6 +962,15 @@ class Portfolio:
             return self.monitor.result("unsolvable")
         self.runs[index] = member.run()
         return None
+
+    def _deadline(self) -> float:
+        """When shortening the solution found stops (shorten.py): after SHORTEN_SHARE of the
+        time the solve took (SHORTEN_LEAST at least), and within the time limit."""
+        monitor = self.monitor
+        deadline = time.monotonic() + max(SHORTEN_LEAST, SHORTEN_SHARE * monitor.elapsed)
+        if monitor.limits.seconds is not None:
+            deadline = min(deadline, monitor.started + monitor.limits.seconds - SHORTEN_MARGIN)
+        return deadline
 
     def report(self, result: Result) -> None:
         """Unsolved: how near each compiled search came (what the bench reports for a miss)."""
