@@ -319,6 +319,7 @@ def test_the_arrow_keys_follow_the_last_click_and_the_panel_says_so(page, live_s
     expect(note.locator(".keys-playback")).to_be_visible()
     page.keyboard.press("ArrowRight")
     expect(page.locator("#playback-pos")).to_have_text("move 1 of 33")
+    expect(page.locator("#solve-board .last-moved")).not_to_have_count(0)  # the move, marked
     expect(page.locator("#count-moves")).to_have_text("0")
     page.locator("#play .board").click(position={"x": 2, "y": 2})  # a wall: no walk
     expect(note.locator(".keys-game")).to_be_visible()

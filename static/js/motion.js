@@ -198,11 +198,15 @@
     const shown = document.querySelector("#solve-board .board");
     const handlers = game();
     const ms = stepMs();
-    if (!from || !shown || !ms || Math.abs(playbackAt() - from.at) !== 1) return;
+    if (!from || !shown || Math.abs(playbackAt() - from.at) !== 1) return;
     const was = new Map(from.pieces.map((p) => [p.key, p]));
     handlers.movers(shown, from.pieces).forEach((p) => {
       const old = was.get(p.key);
-      if (old) glide(p.element, old.x - p.element.offsetLeft, old.y - p.element.offsetTop, ms, p.pseudo);
+      if (!old) return;
+      const dx = old.x - p.element.offsetLeft, dy = old.y - p.element.offsetTop;
+      if (Math.abs(dx) < 0.5 && Math.abs(dy) < 0.5) return;
+      p.element.classList.add("last-moved");  // the step's move, marked until the next
+      if (ms && (Math.abs(dx) < 0.5 || Math.abs(dy) < 0.5)) glide(p.element, dx, dy, ms, p.pseudo);
     });
   });
 
