@@ -237,6 +237,14 @@ class Game(ABC, Generic[Level, State]):
         """Rows and columns of the board (a picture is cropped to this shape)."""
         return (getattr(level, "height", 1), getattr(level, "width", 1))
 
+    def sketch(self, level: Level) -> list[str] | None:
+        """The board at its start in the shared kinds of cell of ``webapp/core/sketch.py``
+        (``#`` wall, ``.`` floor, ``+`` goal, ``$`` box or piece, ``*`` box on goal, ``@``
+        player, ``!`` the piece to bring out, ``=`` another piece, ``T`` a tile, a to z a
+        colour, a space outside): one string a row, for a collection page's small picture.
+        None draws nothing."""
+        return None
+
     def par(self, level: Level) -> int | None:
         """The level's par, where its collection publishes one: the moves a good solution
         takes, which a player's count is scored against (their golf score). None by

@@ -13,13 +13,14 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, redirect, render_template, request
 
-from webapp.core import catalog, ratings
+from webapp.core import catalog, ratings, sketch
 from webapp.core.catalog import LevelRef
 from webapp.core.errors import NotFound, Refused
 from webapp.core.levels import Found, get_game
 from webapp.core.records import collection_board, level_records
 from webapp.web.budgets import limit
 from webapp.web.database import get_store
+from webapp.web.levels import find_level
 from webapp.web.players import player_id
 
 bp = Blueprint("standing", __name__)
@@ -45,8 +46,14 @@ def level_standing(found: Found) -> dict[str, Any]:
 
 
 def collection_standing(game_name: str, slug: str) -> dict[str, Any]:
+    """A collection page's leaderboard, its levels' ratings, and whether they have pictures."""
     game = get_game(game_name)
-    return {"board": collection_board(get_store(), game, slug, player_id())}
+    found = catalog.collection(game.name, slug)
+    return {
+        "board": collection_board(get_store(), game, slug, player_id()),
+        "ratings": get_store().level_ratings(game.name),
+        "sketches": bool(found and found.levels and game.sketch(found.levels[0]) is not None),
+    }
 
 
 def check_name(name: str) -> str:
@@ -116,6 +123,18 @@ def level_for_me(game_name: str) -> Response:
     near = [ref for distance, ref in choices if distance <= BAND]
     ref = random.SystemRandom().choice(near) if near else min(choices, key=lambda c: c[0])[1]
     return redirect(f"{ref.path}?for-me=1", code=303)
+
+
+@bp.get("/<game_name>/<collection>/<ident>/sketch.svg")
+def level_sketch(game_name: str, collection: str, ident: str) -> Response:
+    """A small picture of a level's board, for the collection page (cached a day)."""
+    found = find_level(game_name, collection, ident)
+    rows = found.game.sketch(found.level)
+    if rows is None:
+        raise NotFound(f"{found.game.title} levels have no picture.")
+    answer = Response(sketch.svg(tuple(rows)), mimetype="image/svg+xml")
+    answer.headers["Cache-Control"] = "public, max-age=86400"
+    return answer
 
 
 def init_app(app: Flask) -> None:

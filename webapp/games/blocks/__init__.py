@@ -159,6 +159,13 @@ class Blocks(Game[Level, Position]):
     def is_solved(self, level: Level, state: Position) -> bool:
         return state.places[level.goal_piece] == level.goal_place
 
+    def sketch(self, level: Level) -> list[str]:
+        goal = level.pieces[level.goal_piece].letter
+        return [
+            "".join("!" if ch == goal else (ch.lower() if ch.isalpha() else ch) for ch in row)
+            for row in level.grid().split("\n")
+        ]
+
     def render_text(self, level: Level, state: Position) -> str:
         return level.goal_line() + "\n" + level.grid(state.places)
 

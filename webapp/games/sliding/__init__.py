@@ -118,6 +118,11 @@ class Sliding(Game[Level, Board]):
     def is_solved(self, level: Level, state: Board) -> bool:
         return state == goal(level.rows, level.cols)
 
+    def sketch(self, level: Level) -> list[str]:
+        cols = level.cols
+        cells = ["." if tile == 0 else "T" for tile in level.tiles]
+        return ["".join(cells[r * cols : (r + 1) * cols]) for r in range(level.rows)]
+
     def render_text(self, level: Level, state: Board) -> str:
         return board_text(level.rows, level.cols, state)
 

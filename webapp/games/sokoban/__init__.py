@@ -109,6 +109,16 @@ class Sokoban(Game[Level, Position]):
 
         warm_up()
 
+    def sketch(self, level: Level) -> list[str]:
+        start = self.start(level)
+        kinds = {"#": "#", " ": ".", ".": "+", "$": "$", "*": "*", "@": "@", "+": "@"}
+        rows = []
+        for line in self.render_text(level, start).split("\n"):
+            first, last = line.find("#"), line.rfind("#")
+            cells = [kinds.get(ch, ".") for ch in line]
+            rows.append("".join(ch if first <= i <= last else " " for i, ch in enumerate(cells)))
+        return rows
+
     def render_text(self, level: Level, state: Position) -> str:
         return level.xsb(state.player, state.boxes)
 

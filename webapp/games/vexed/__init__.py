@@ -111,6 +111,9 @@ class Vexed(Game[Level, Board]):
     def is_solved(self, level: Level, state: Board) -> bool:
         return rules.is_cleared(state)
 
+    def sketch(self, level: Level) -> list[str]:
+        return [row.replace("_", ".") for row in self.start(level).rows]
+
     def render_text(self, level: Level, state: Board) -> str:
         return state.text()
 
