@@ -20,10 +20,10 @@ from webapp.search import Limits
 
 #: Difficulty -> (width, height, colours, blocks a colour at most, the par's range).
 BANDS = {
-    "easy": (6, 5, 2, 2, (3, 5)),
-    "medium": (7, 6, 3, 3, (6, 9)),
-    "hard": (8, 7, 4, 3, (10, 14)),
-    "expert": (9, 8, 5, 3, (15, 40)),
+    "easy": (6, 5, 2, 3, (4, 7)),
+    "medium": (7, 6, 3, 3, (8, 11)),
+    "hard": (8, 7, 4, 3, (12, 16)),
+    "expert": (9, 8, 5, 3, (17, 40)),
 }
 #: Positions the solver may expand proving one board's par.
 NODES = 400_000
