@@ -149,7 +149,8 @@ def test_a_replay_link_is_a_view_and_play_from_here_keeps_the_old_game_undoable(
 def test_a_bad_replay_link_gets_a_clear_message(page, live_server):
     response = page.goto(live_server.url + "/sokoban/microban/1?moves=uuuuuuu")
     assert response.status == 400
-    expect(page.locator(".error")).to_contain_text("does not work on this level")
+    expect(page.locator("#play .notice")).to_contain_text("stops working at move 3 of 7 (u)")
+    expect(page.locator("#play .board")).to_be_visible()  # the level itself, not a dead end
 
 
 def test_the_content_security_policy_blocks_injected_inline_script(browser, live_server):

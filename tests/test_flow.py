@@ -280,3 +280,24 @@ def test_klotski_levels_say_their_other_name_and_goal_and_vexed_lessons_teach(cl
     lesson = client.get("/vexed/tutorial/1").text
     assert '<p class="intro lesson" id="level-intro"><b>Lesson 1:</b> Slide a block' in lesson
     assert 'id="level-intro"' not in client.get("/vexed/childrens-pack/1").text
+
+
+def test_a_won_game_stays_won_until_the_player_undoes(client):
+    """Moves after a win neither count nor ride in the replay link (issue #33)."""
+    me = Player(client, "/sokoban/first-steps/1")
+    won = me.act("move", moves="r").text
+    assert 'data-moves="1"' in won and 'id="solved"' in won
+    after = me.act("move", moves="l").text
+    assert 'data-moves="1"' in after and "Undo or restart to play on" in after
+    assert 'href="/sokoban/first-steps/1?moves=R"' in after  # the link carries the win only
+    undone = me.act("undo").text
+    assert 'data-moves="0"' in undone
+    assert 'data-moves="1"' in me.act("move", moves="r").text  # playing on after an undo
+
+
+def test_a_broken_replay_link_names_the_move_and_shows_the_level(client):
+    """Not a dead end (issue #33): the level page, saying which move of the link failed."""
+    page = client.get("/sokoban/first-steps/3?moves=duduL")
+    assert page.status_code == 400
+    assert "stops working at move 5 of 5 (L)" in page.text
+    assert 'id="play"' in page.text and 'data-moves="0"' in page.text  # the player's game

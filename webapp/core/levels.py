@@ -177,7 +177,11 @@ def replay_view(
             if index + 1 == position:
                 shown = state
     except (IllegalMove, MoveError) as exc:
-        raise Refused(f"This replay link does not work on this level: {exc}") from None
+        played = len(spelled)
+        raise Refused(
+            f"This replay link stops working at move {played + 1} of {len(tokens)} "
+            f"({tokens[played]}): {exc}. Here is the level itself."
+        ) from None
     moves = game.join_moves(spelled)
     kept = kept or {}
     return {

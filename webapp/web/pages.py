@@ -62,6 +62,8 @@ MAX_MOVE_TEXTS = 1000
 #: A page's own name for itself, so the moves it numbers are played in its order.
 _PAGE_ID = re.compile(r"[a-z0-9]{4,24}")
 TURNS = Turns()
+#: What a move on a won game is told: the win stands until the player undoes or restarts.
+SOLVED_ALREADY = "Solved! Undo or restart to play on; the moves of your win are kept."
 #: What a page shows for a move that reached the server after later ones (docs/SECURITY.md).
 DROPPED = (
     "A move reached the server late, after the ones you made next, and was not played: "
@@ -143,7 +145,10 @@ def level_page(game_name: str, collection: str, ident: str) -> Response | str:
         # until they choose "Play from here".
         if len(moves) > MAX_MOVE_TEXT:
             raise Refused(f"The move string is too long (the most is {MAX_MOVE_TEXT:,}).")
-        replay = replay_context(found, moves, request.args.get("at"))
+        try:
+            replay = replay_context(found, moves, request.args.get("at"))
+        except Refused as refused:  # not a dead end: the level itself, saying what failed
+            return render_template("level.html", **_level_context(found, refused.message)), 400
     context = _level_context(found)
     if replay:
         context.update(replay=replay, state=replay["state"])
@@ -200,6 +205,10 @@ def _act(found: Found) -> Response | str:
     play = load_play(found)
     action = request.form.get("action", "")
     message = ""
+    if action in ("move", "click") and play.solved and not play.broken:
+        # A won game stays won: moves after the win would count on and ride in its link.
+        message = SOLVED_ALREADY
+        return render_template("partials/play.html", **play_context(found, play, message, ""))
     try:
         if action == "move":
             message = _play_moves(found, play, request.form.getlist("moves") or [""])
