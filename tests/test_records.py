@@ -166,3 +166,19 @@ def test_a_level_for_me_is_unsolved_and_near_my_rating(app, client):
     level = collection("vexed", slug).levels[int(number) - 1]
     rating = level_rating(game, LevelRef("vexed", slug, int(number)), level, rated)
     assert math.fabs(rating - 1600.0) <= BAND
+
+
+def test_page_settings_are_kept_per_player_and_checked(client):
+    """The settings dialog's choices are the player's, in any browser (issue #33)."""
+    from tests.conftest import csrf_of
+
+    token = csrf_of(client.get("/sokoban/").text)
+    headers = {"X-CSRF-Token": token}
+    kept = client.post("/settings/page", json={"theme": "dark", "sound": True}, headers=headers)
+    assert kept.status_code == 204
+    assert 'data-kept-settings="{&#34;sound&#34;: true, &#34;theme&#34;: &#34;dark&#34;}"' in (
+        client.get("/vexed/").text
+    )
+    for bad in ({"theme": "<script>"}, {"volume": 11}, {"sound": 1}, ["theme"]):
+        refused = client.post("/settings/page", json=bad, headers=headers)
+        assert refused.status_code == 400, bad

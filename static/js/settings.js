@@ -1,5 +1,6 @@
-// Puzzle Lab: the player's settings, kept in this browser (localStorage) until the server keeps
-// them per player. Loaded before the page is drawn, so that a dark page never flashes light:
+// Puzzle Lab: the player's settings, kept per player on the server (the page carries them in
+// <html data-kept-settings>, and each change is sent to /settings/page) and in this browser
+// (localStorage) for a visitor. Loaded before the page is drawn, so a dark page never flashes light:
 // this script only marks the root element; the style sheet and app.js read the marks.
 //   theme    "auto" (follow the system's prefers-color-scheme), "light" or "dark"
 //   motion   "normal", "fast" or "off" (prefers-reduced-motion always means off)
@@ -22,6 +23,15 @@
       if (!saved && localStorage.getItem("puzzlelab.numbers") === "1") saved = { numbers: true };
     } catch (error) {
       saved = null;  // storage refused or unreadable: the defaults
+    }
+    try {
+      // What the player chose in any browser: the server's copy wins over this one's.
+      const kept = JSON.parse(document.documentElement.dataset.keptSettings || "{}");
+      if (kept && typeof kept === "object" && Object.keys(kept).length) {
+        saved = Object.assign({}, saved || {}, kept);
+      }
+    } catch (error) {
+      // An unreadable copy: this browser's own.
     }
     if (saved && typeof saved === "object") {
       for (const name of Object.keys(DEFAULTS)) {
@@ -51,7 +61,20 @@
       // Kept for this page only.
     }
     apply();
+    keep(name, value);
     document.dispatchEvent(new CustomEvent("puzzlelab:settings", { detail: { name: name, value: value } }));
+  }
+
+  // The player's own copy on the server (a visitor's first change makes the player).
+  function keep(name, value) {
+    const token = document.querySelector('meta[name="csrf-token"]');
+    if (!token || !window.fetch) return;
+    fetch("/settings/page", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": token.content },
+      body: JSON.stringify({ [name]: value }),
+      credentials: "same-origin",
+    }).catch(() => {});  // offline: this browser keeps it
   }
 
   // -- The settings dialog (base.html): its fields show and change the settings ----------------

@@ -84,7 +84,8 @@ CREATE TABLE IF NOT EXISTS players (
     name    TEXT,
     rating  DOUBLE PRECISION,
     rd      DOUBLE PRECISION,
-    volatility DOUBLE PRECISION
+    volatility DOUBLE PRECISION,
+    settings TEXT            -- JSON: the page's settings (colours, motion, sound, ...)
 );
 CREATE TABLE IF NOT EXISTS ratings (
     game    TEXT NOT NULL,   -- a level's difficulty rating, from first unassisted attempts
@@ -543,6 +544,18 @@ class Store:
             "INSERT INTO players (player, name) VALUES (?, ?) "
             "ON CONFLICT (player) DO UPDATE SET name=excluded.name",
             (player, name or None),
+        )
+
+    def preferences(self, player: str) -> dict[str, Any]:
+        """The settings this player chose (colours, motion, sound...), wherever they chose them."""
+        rows = self.query("SELECT settings FROM players WHERE player=?", (player,))
+        return json.loads(rows[0]["settings"]) if rows and rows[0]["settings"] else {}
+
+    def set_preferences(self, player: str, settings: dict[str, Any]) -> None:
+        self.run(
+            "INSERT INTO players (player, settings) VALUES (?, ?) "
+            "ON CONFLICT (player) DO UPDATE SET settings=excluded.settings",
+            (player, json.dumps(settings, sort_keys=True)),
         )
 
     def player_rating(self, player: str) -> tuple[float, float, float] | None:

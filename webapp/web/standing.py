@@ -91,6 +91,43 @@ def settings() -> Response | str | tuple[str, int]:
     return (page, status) if status != 200 else page
 
 
+#: The page settings a player may keep (static/js/settings.js): each name's allowed values.
+PREFERENCES: dict[str, tuple[Any, ...]] = {
+    "theme": ("auto", "light", "dark"),
+    "motion": ("normal", "fast", "off"),
+    "numbers": (True, False),
+    "sound": (True, False),
+    "spoilers": (True, False),
+}
+
+
+def player_settings() -> dict[str, Any]:
+    """This player's kept page settings (for the page's first paint); none for a visitor."""
+    player = player_id()
+    return get_store().preferences(player) if player else {}
+
+
+@bp.post("/settings/page")
+@limit("preferences", "120 per hour", "Your settings changed many times lately; wait a while.")
+def keep_settings() -> Response:
+    """Keep the page settings the player chose, so every browser they play in shows them."""
+    if request.is_json:
+        sent = request.get_json(silent=True)
+    else:  # a form: true and false as words
+        words = {"true": True, "false": False}
+        sent = {name: words.get(value, value) for name, value in request.form.items()}
+        sent.pop("csrf_token", None)
+    if not isinstance(sent, dict):
+        raise Refused("Settings are sent as a JSON object.")
+    kept = get_store().preferences(player_id())
+    for name, value in sent.items():
+        if name not in PREFERENCES or value not in PREFERENCES[name] or type(value) is int:
+            raise Refused(f"{str(name)[:20]!r} cannot be set to {str(value)[:20]!r}.")
+        kept[name] = value
+    get_store().set_preferences(player_id(), kept)
+    return Response(status=204)
+
+
 def level_rating(game: Any, ref: LevelRef, level: Any, rated: dict) -> float:
     """A level's rating, or where it starts when nobody has rated it yet."""
     if ref.key in rated:
@@ -139,3 +176,4 @@ def level_sketch(game_name: str, collection: str, ident: str) -> Response:
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
+    app.context_processor(lambda: {"player_settings": player_settings})
