@@ -333,7 +333,9 @@ def test_a_running_solve_says_what_it_looks_for_and_labels_its_depth(app):
         bound = render_stream(found, job)
         job.progress = replace(within, note="")
         plain = render_stream(found, job)
-    assert "Searching with <b>bfs</b>: looking for a solution of at most 33 moves…" in html
+    assert "Searching with <b>bfs</b>…" in html and "59 s left." in html
+    # The note, in the solver's words, behind a disclosure.
+    assert "<summary>What it is doing</summary>looking for a solution of at most 33 moves" in html
     assert '<dt>depth</dt><dd id="stat-depth">12</dd>' in html
     assert "Searching with <b>bfs</b>…" in bound
     assert '<dt>f-bound</dt><dd id="stat-depth">25</dd>' in bound
@@ -346,3 +348,9 @@ def test_a_nul_character_in_pasted_text_is_refused_with_its_line(client):
     text = "; Title\x00here\n#####\n#@$.#\n#####"
     answer = client.post("/sokoban/new", data={"text": text, "csrf_token": token})
     assert answer.status_code == 400 and "Line 1 holds a NUL character" in answer.text
+
+
+def test_the_solver_panel_says_its_time_limit_before_the_start(client):
+    """The limit is shown before it hits (issue #33)."""
+    page = client.get("/sokoban/microban/1").text
+    assert re.search(r'id="solve-limits">A search stops after 60 s', page), "no limit shown"

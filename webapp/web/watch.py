@@ -12,7 +12,7 @@ from webapp.games.base import Game
 from webapp.jobs.base import Job
 from webapp.search import Result
 from webapp.web.levels import Found
-from webapp.web.solvers import get_runner
+from webapp.web.solvers import get_runner, web_limits
 
 #: Fewest points, and least seconds, a chart needs to say anything: a solve quicker than that
 #: is a line from nothing to everything (two such lines crossed, for the two figures).
@@ -84,6 +84,7 @@ def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
         "algorithms": game.algorithms(),
         "speeds": SPEEDS,
         "runner": get_runner(),
+        "limits": web_limits(),
     }
     if job is not None:
         # One reading of the job, used for the whole render: the solver's thread may finish it
