@@ -18,6 +18,7 @@ from webapp.core.catalog import LevelRef
 from webapp.core.errors import NotFound, Refused
 from webapp.core.levels import Found, get_game
 from webapp.core.records import collection_board, level_records
+from webapp.storage.store import StoreUnavailable
 from webapp.web.budgets import limit
 from webapp.web.database import get_store
 from webapp.web.levels import find_level
@@ -104,7 +105,12 @@ PREFERENCES: dict[str, tuple[Any, ...]] = {
 def player_settings() -> dict[str, Any]:
     """This player's kept page settings (for the page's first paint); none for a visitor."""
     player = player_id()
-    return get_store().preferences(player) if player else {}
+    if not player:
+        return {}
+    try:
+        return get_store().preferences(player)
+    except StoreUnavailable:  # the error page that says so draws with the defaults
+        return {}
 
 
 @bp.post("/settings/page")
