@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from web import over_http, percentile, serve  # noqa: E402
+from web import become_player, over_http, percentile, serve  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -166,23 +166,28 @@ class Watcher(threading.Thread):
 
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         try:
-            conn.request("GET", SOLVE_LEVEL)
-            response = conn.getresponse()
-            page = response.read().decode()
-            cookie = response.getheader("Set-Cookie").split(";")[0]
-            token = re.search(r'name="csrf-token" content="([^"]+)"', page).group(1)
-            conn.request(
-                "POST",
-                SOLVE_LEVEL + "/solve",
-                body="algorithm=bfs",
-                headers={
-                    "Cookie": cookie,
-                    "X-CSRF-Token": token,
-                    "Content-Type": "application/x-www-form-urlencoded",
-                },
-            )
-            panel = conn.getresponse().read().decode()
-            path = re.search(r'ws-connect="([^"]+)"', panel).group(1)
+            cookie, token = become_player(self.port, SOLVE_LEVEL)
+            found = None
+            for attempt in range(10):  # the server's turns may shed a crowd's solves (503)
+                conn.request(
+                    "POST",
+                    SOLVE_LEVEL + "/solve",
+                    body="algorithm=bfs",
+                    headers={
+                        "Cookie": cookie,
+                        "X-CSRF-Token": token,
+                        "Content-Type": "application/x-www-form-urlencoded",
+                    },
+                )
+                answer = conn.getresponse()
+                panel = answer.read().decode()
+                found = re.search(r'ws-connect="([^"]+)"', panel)
+                if found or answer.status != 503:
+                    break
+                time.sleep(0.2 * (attempt + 1))
+            if found is None:
+                raise RuntimeError(f"no solve started: {panel[:120]!r}")
+            path = found.group(1)
             ws = Client.connect(f"ws://127.0.0.1:{self.port}{path}", headers={"Cookie": cookie})
         except Exception as exc:  # noqa: BLE001 - counted, not raised
             self.errors.append(f"start: {exc}")

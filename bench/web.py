@@ -109,13 +109,7 @@ class Player(threading.Thread):
         self.errors = 0
 
     def run(self) -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-        conn.request("GET", LEVEL)
-        response = conn.getresponse()
-        page = response.read().decode()
-        cookie = response.getheader("Set-Cookie").split(";")[0]
-        token = re.search(r'name="csrf-token" content="([^"]+)"', page).group(1)
-        conn.close()
+        cookie, token = become_player(self.port, LEVEL)
         requests = []
         for move in MOVES:
             body = f"action=move&moves={move}".encode()
@@ -289,14 +283,44 @@ class DelayingProxy:
         self.listener.close()
 
 
+def become_player(port: int, path: str) -> tuple[str, str]:
+    """Open a level's page as a new visitor and act once, as a browser does: reading makes
+    no player; the first action does, and its answer sets the cookie. The cookie and the
+    page's token, for the player's next requests."""
+    for attempt in range(20):  # a crowd arriving at once meets the server's turns (503): again
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            conn.request("GET", path)
+            answer = conn.getresponse()
+            page = answer.read().decode()
+            found = re.search(r'name="csrf-token" content="([^"]+)"', page)
+            if answer.status != 200 or found is None:
+                time.sleep(0.1 * (attempt + 1))
+                continue
+            token = found.group(1)
+            conn.request(
+                "POST",
+                path + "/play",
+                body="action=refresh",
+                headers={
+                    "X-CSRF-Token": token,
+                    "HX-Request": "true",
+                    "Content-Type": "application/x-www-form-urlencoded",
+                },
+            )
+            response = conn.getresponse()
+            response.read()
+            cookie = response.getheader("Set-Cookie")
+            if response.status == 200 and cookie:
+                return cookie.split(";")[0], token
+        finally:
+            conn.close()
+        time.sleep(0.1 * (attempt + 1))
+    raise RuntimeError(f"no player could start on {path}")
+
+
 def _session(port: int) -> tuple[str, str]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    conn.request("GET", LEVEL)
-    response = conn.getresponse()
-    page = response.read().decode()
-    conn.close()
-    cookie = response.getheader("Set-Cookie").split(";")[0]
-    return cookie, re.search(r'name="csrf-token" content="([^"]+)"', page).group(1)
+    return become_player(port, LEVEL)
 
 
 def _move_request(port: int, cookie: str, token: str, moves: list[str], number: int) -> bytes:
