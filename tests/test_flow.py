@@ -212,6 +212,10 @@ def test_playback_counts_in_the_figure_the_solver_optimised(app, client):
         get_runner().jobs[job.id] = job
     page = client.get(path).text
     assert "move 0 of 118" in page and "· 0 of 81 path moves" in page
+    # The move list names the piece as the board letters it, with an arrow (issue #33).
+    first = GAME.move_label(level, GAME.start(level), result.moves[0])
+    assert re.fullmatch(r"[A-Za-z][↑↓←→]", first)
+    assert f'title="{result.moves[0]}">1. {first}</button>' in page
     playback_of(job, GAME, level).seek(40)  # the page's playback, as the socket moves it
     reached = GAME.count(level, result.moves[:40])["path_moves"]
     assert f"· {reached} of 81 path moves" in client.get(path).text and 0 < reached < 40

@@ -344,3 +344,10 @@ def test_bad_levels_name_line_and_column(text: str, message: str, line: int, col
 
 def test_empty_text_is_refused() -> None:
     assert "no level found" in error_of("\n\n  \n").message
+
+
+def test_a_move_is_listed_with_the_blocks_symbol_and_an_arrow():
+    from webapp.games.vexed import GAME as VEXED
+
+    level = VEXED.parse("Vexed level\n--\n#a_a#\n#####")[0]
+    assert VEXED.move_label(level, VEXED.start(level), "0,1>") == "●→"

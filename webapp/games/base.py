@@ -172,6 +172,11 @@ class Game(ABC, Generic[Level, State]):
         """The move in words, for hints (e.g. "push left")."""
         return move
 
+    def move_label(self, level: Level, state: State, move: str) -> str:
+        """The move as the board shows it, short, for a move list: the piece as it is drawn
+        and the way it goes (the notation of links and the command line stays ``move``)."""
+        return move
+
     def click(self, level: Level, state: State, row: int, column: int) -> list[str]:
         """The moves a click on the cell at (row, column) stands for; none by default."""
         return []

@@ -18,6 +18,8 @@ from webapp.games.blocks.level import Level, Position, board_text, level_text, p
 
 DIRECTIONS = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 _NAMES = {"U": "up", "D": "down", "L": "left", "R": "right"}
+#: A move's direction as the move list draws it.
+_ARROWS = {"U": "↑", "D": "↓", "L": "←", "R": "→"}
 _TOKEN = re.compile(r"^(\d{1,2}),(\d{1,2})([UDLRudlr])$")
 
 
@@ -192,6 +194,11 @@ class Blocks(Game[Level, Position]):
     def describe_move(self, level: Level, state: Position, move: str) -> str:
         piece, direction, _ = self._piece_at(level, state, move)
         return f"move piece {level.pieces[piece].letter} {_NAMES[direction]} ({move})"
+
+    def move_label(self, level: Level, state: Position, move: str) -> str:
+        """The piece's letter as the board shows it, and an arrow: "A↓"."""
+        piece, direction, _ = self._piece_at(level, state, move)
+        return f"{level.pieces[piece].letter}{_ARROWS[direction]}"
 
     def click(self, level: Level, state: Position, row: int, column: int) -> list[str]:
         return []

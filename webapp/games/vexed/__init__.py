@@ -130,6 +130,12 @@ class Vexed(Game[Level, Board]):
         side = "left" if step < 0 else "right"
         return f"slide the block in row {row + 1}, column {column + 1} {side} ({move})"
 
+    def move_label(self, level: Level, state: Board, move: str) -> str:
+        """The block's symbol as the board draws it, and an arrow: "●→"."""
+        row, column, step = rules.parse_move(move)
+        symbol, _name = SYMBOLS.get(state.rows[row][column], (state.rows[row][column], ""))
+        return f"{symbol}{'←' if step < 0 else '→'}"
+
     def click(self, level: Level, state: Board, row: int, column: int) -> list[str]:
         """Nothing: the page selects a block and then a direction itself."""
         return []
