@@ -4,6 +4,7 @@ touch phone), and a level page its records."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -33,3 +34,12 @@ def test_a_collection_page_shows_a_picture_of_every_level(
         assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"]
     finally:
         context.close()
+
+
+def test_an_address_too_long_gets_a_page_that_says_so(page, live_server):
+    """A replay link of thousands of moves was gunicorn's bare 'URI Too Long' (issue #33)."""
+    answer = page.goto(live_server.url + "/sokoban/microban/1?moves=" + "ud" * 5000)
+    assert answer.status == 414
+    expect(page.locator("h1")).to_have_text("This address is too long")
+    page.locator("text=Back to the games").click()
+    expect(page).to_have_url(live_server.url + "/")

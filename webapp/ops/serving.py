@@ -19,6 +19,7 @@ import threading
 import time
 from typing import Any
 
+from gunicorn.http.errors import LimitRequestLine
 from gunicorn.workers.gthread import ThreadWorker
 
 from webapp.web.budgets import address_key
@@ -78,8 +79,39 @@ class HeaderTimedSocket(socket.socket):
         return b""  # read as "the client went away": the worker ends the connection
 
 
+#: What an address longer than gunicorn reads (a replay link pasted with thousands of moves)
+#: gets instead of gunicorn's bare "URI Too Long": a page a player can read, and a way on.
+TOO_LONG_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Address too long · Puzzle Lab</title>
+<link rel="stylesheet" href="/static/css/app.css"></head>
+<body><main><h1>This address is too long</h1>
+<p class="error">The address is longer than this site reads. A replay link holds at most 3,500
+moves; a longer game can still be played, but not shared as a link.</p>
+<p><a href="/">Back to the games</a></p></main></body></html>
+""".encode()
+TOO_LONG = (
+    b"HTTP/1.1 414 URI Too Long\r\nContent-Type: text/html; charset=utf-8\r\n"
+    b"Connection: close\r\nContent-Length: "
+    + str(len(TOO_LONG_PAGE)).encode()
+    + b"\r\n\r\n"
+    + TOO_LONG_PAGE
+)
+
+
 class Worker(ThreadWorker):
-    """gunicorn's threaded worker, with the header deadline above."""
+    """gunicorn's threaded worker, with the header deadline above, and a readable page for an
+    address too long to read."""
+
+    def handle_error(self, req, client, addr, exc):  # noqa: ANN001, ANN201 - gunicorn's own
+        if isinstance(exc, LimitRequestLine):
+            try:
+                client.sendall(TOO_LONG)
+            except OSError:
+                pass  # the client went away: nothing to tell
+            return
+        super().handle_error(req, client, addr, exc)
 
     def init_process(self) -> None:
         self.busy: dict[str, int] = {}
