@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import current_app, request, url_for
 
-from webapp.core import catalog, pictures, ratings
+from webapp.core import catalog, pictures, ratings, sharing
 from webapp.core import levels as core
 from webapp.core.errors import TooMany
 from webapp.core.levels import MAX_LINK_MOVES, STATES, Found, replay_url
@@ -20,10 +20,21 @@ from webapp.core.play import Play
 from webapp.core.records import Benchmark, Records, against, level_records
 from webapp.games.base import Game
 from webapp.storage.store import SavedGame
-from webapp.web.budgets import NEW_GAMES
+from webapp.web.budgets import LEVEL_BYTES, NEW_GAMES
 from webapp.web.database import get_store
 from webapp.web.players import player_id
 from webapp.web.solvers import get_tables
+
+
+def shelf() -> sharing.Shelf:
+    """Where this request's new levels go, and the budgets they count against."""
+    return sharing.Shelf(
+        get_store(),
+        player_id(),
+        current_app.config["LEVELS_BUDGET_MB"] * 2**20,
+        LEVEL_BYTES.charge,
+        LEVEL_BYTES.message,
+    )
 
 
 def find_level(game_name: str, collection: str, ident: str) -> Found:

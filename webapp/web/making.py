@@ -22,9 +22,9 @@ from webapp.core.errors import NotFound, Refused, Unavailable
 from webapp.core.levels import get_game
 from webapp.games.base import DIFFICULTIES, Game
 from webapp.generating import SEED, make_level
-from webapp.web import budgets
 from webapp.web.budgets import limit, waiting_elsewhere
 from webapp.web.database import get_store
+from webapp.web.levels import shelf
 from webapp.web.players import player_id
 from webapp.web.solvers import get_runner
 
@@ -61,22 +61,10 @@ def made_ref(game: Game, difficulty: str, seed: str) -> LevelRef:
         ref = LevelRef(game.name, POSITION, custom_id=made["code"])
     else:
         level = game.parse(made["text"])[0]
-        ref = sharing.save_levels(_shelf(), game, [level])[0][0]
+        ref = sharing.save_levels(shelf(), game, [level])[0][0]
     figures = {key: made[key] for key in ("optimum", "metric", "proved", "measures", "solution")}
     get_store().save_made(game.name, ref.custom_id or "", difficulty, seed, figures)
     return ref
-
-
-def _shelf() -> sharing.Shelf:
-    from flask import current_app
-
-    return sharing.Shelf(
-        get_store(),
-        player_id(),
-        current_app.config["LEVELS_BUDGET_MB"] * 2**20,
-        budgets.LEVEL_BYTES.charge,
-        budgets.LEVEL_BYTES.message,
-    )
 
 
 @bp.get("/<game_name>/random")

@@ -47,6 +47,7 @@ from webapp.web.levels import (
     progress,
     replay_context,
     save_play,
+    shelf,
 )
 from webapp.web.making import made_context
 from webapp.web.players import csrf_token, player_id
@@ -325,23 +326,12 @@ def paste(game_name: str) -> Response | tuple[str, int]:
     except LevelError as exc:
         return _paste_error(game, str(exc), text)
     try:
-        refs = sharing.save_levels(_shelf(), game, levels)
+        refs = sharing.save_levels(shelf(), game, levels)
     except Refused as refused:
         return _paste_error(game, refused.message, text)
     if len(refs) == 1:
         return redirect(refs[0][0].path, code=303)
     return render_template("pasted.html", game=game, refs=refs, total=len(levels)), 200
-
-
-def _shelf() -> sharing.Shelf:
-    """Where this request's new levels go, and the budgets they count against."""
-    return sharing.Shelf(
-        get_store(),
-        player_id(),
-        current_app.config["LEVELS_BUDGET_MB"] * 2**20,
-        budgets.LEVEL_BYTES.charge,
-        budgets.LEVEL_BYTES.message,
-    )
 
 
 def _paste_error(game: Game, message: str, text: str) -> tuple[str, int]:
@@ -379,7 +369,7 @@ def generate(game_name: str) -> Response:
     if game.has_position_codes:
         ref = LevelRef(game.name, POSITION, custom_id=game.position_code(level))
     else:
-        ref = sharing.save_levels(_shelf(), game, [level])[0][0]
+        ref = sharing.save_levels(shelf(), game, [level])[0][0]
     return redirect(_with_picture(game, ref.path), code=303)
 
 
