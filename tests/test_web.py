@@ -334,6 +334,7 @@ def test_a_running_solve_says_what_it_looks_for_and_labels_its_depth(app):
         job.progress = replace(within, note="")
         plain = render_stream(found, job)
     assert "Searching with <b>bfs</b>…" in html and "59 s left." in html
+    assert 'id="solve-caption">The position the solver is looking at now<' in html
     # The note, in the solver's words, behind a disclosure.
     assert "<summary>What it is doing</summary>looking for a solution of at most 33 moves" in html
     assert '<dt>depth</dt><dd id="stat-depth">12</dd>' in html
