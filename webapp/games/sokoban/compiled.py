@@ -182,6 +182,10 @@ class CompiledSearch:
             for square, phase in release.items():
                 self.release[index[square]] = phase
         self.phases = padded(phases if self.planned else [], index)
+        #: The plan search: its targets (goals and parking squares), and which of the
+        #: solve's runs it is (solver.Planned).
+        self.targets = int((self.phases >= 0).sum()) if self.planned else 0
+        self.run_number = 0
         #: The plan search: 0 takes the pushes in the board's order (the box pushed last
         #: first), any other seed in an order of its own (a restart, solver.run_fast).
         self.seed = int(config.seed)

@@ -50,9 +50,10 @@ def _moved(board: Board, pushes: list[int]) -> int:
 
 
 def _stretch(board: Board, start: tuple[int, int], end: tuple[int, int], moved: int,
-             most: int) -> list[int] | None:  # fmt: skip
+             most: int, deadline: float) -> list[int] | None:  # fmt: skip
     """The fewest pushes (fewer than ``most``) from ``start`` to ``end``, pushing only the
-    boxes on ``moved``; None when there are none within STRETCH_NODES positions."""
+    boxes on ``moved``; None when there are none within STRETCH_NODES positions or before
+    ``deadline``."""
     boxes, player = start
     fixed = boxes & ~moved
     goal_boxes, goal_player = end
@@ -62,7 +63,7 @@ def _stretch(board: Board, start: tuple[int, int], end: tuple[int, int], moved: 
     queue = deque([(boxes, player, 0)])
     while queue and len(parents) < STRETCH_NODES:
         boxes, player, depth = queue.popleft()
-        if depth + 1 >= most:
+        if depth + 1 >= most or len(parents) & 255 == 0 and time.monotonic() > deadline:
             break
         key = (boxes, lowest_cell(board.reach(player, boxes)))
         for box, offset, direction in board.pushes(boxes, board.reach(player, boxes)):
@@ -95,7 +96,8 @@ def shorten(board: Board, position: Position, pushes: list[int], deadline: float
     while at < len(pushes) and time.monotonic() < deadline:
         stop = min(at + WINDOW, len(pushes))
         stretch = pushes[at:stop]
-        shorter = _stretch(board, states[at], states[stop], _moved(board, stretch), len(stretch))
+        moved = _moved(board, stretch)
+        shorter = _stretch(board, states[at], states[stop], moved, len(stretch), deadline)
         if shorter is not None:
             pushes[at:stop] = shorter
             states = _positions(board, position, pushes)

@@ -512,10 +512,11 @@ def portfolio(rooms: list[GoalRoom]) -> tuple[Setting, ...]:
 
 
 #: Shortening a solution found (shorten.py) takes at most this share of the time the solve
-#: took, or SHORTEN_LEAST seconds if more, and stops SHORTEN_MARGIN seconds before the limit.
+#: took, or SHORTEN_LEAST seconds if more, and stops SHORTEN_MARGIN seconds before the limit
+#: (the moves are still to be made from the pushes then).
 SHORTEN_SHARE = 0.25
 SHORTEN_LEAST = 0.5
-SHORTEN_MARGIN = 0.1
+SHORTEN_MARGIN = 0.25
 #: Expansions a search makes in each of its turns.
 TURN = 2048
 
@@ -976,8 +977,8 @@ class Portfolio:
         """Unsolved: how near each compiled search came (what the bench reports for a miss)."""
         for search in self.searches():
             if search.planned:
-                result.extra["plan filled"] = f"{search.filled}/{len(search.goal_squares)}"
-                result.extra["plan runs"] = search.seed + 1
+                result.extra["plan filled"] = f"{search.filled}/{search.targets}"
+                result.extra["plan runs"] = search.run_number + 1
             elif search.closest < FAR and not search.aimed:
                 way = "backwards" if search.reverse else "forwards"
                 result.extra.setdefault(f"closest {way}", search.closest)
@@ -1070,13 +1071,15 @@ class Planned:
         take them in turns, each order's runs taking the seeds 0, 1, 2, ..., and the first
         run of each keeping its whole allowance."""
         before = (0, 0)
-        filled = 0
+        # The most targets any run of each order has filled in it.
+        filled = [0] * len(orders)
         for number in count():
             allowance = RESTART * luby(number)
             order, seed = orders[number % len(orders)], number // len(orders)
             stall = STALL if stalls(number) and number >= len(orders) else 0
             planned = self._start(order, seed, stall)
-            planned.filled_before = filled
+            planned.run_number = number
+            planned.filled_before = filled[number % len(orders)]
             run = planned.search(allowance)  # slices end there: the same run any day
             while True:
                 try:
@@ -1089,7 +1092,7 @@ class Planned:
                 yield (before[0] + pause[0], before[1] + pause[1], *pause[2:])
                 if planned.full or planned.stalled or pause[0] >= allowance:
                     break
-            filled = planned.filled
+            filled[number % len(orders)] = planned.filled
             done = planned.pause()
             before = (before[0] + done[0], before[1] + done[1])
         raise AssertionError("unreachable")
@@ -1238,12 +1241,13 @@ def closest_note(searches: Iterable[CompiledSearch]) -> str:
             continue
         if search.planned:
             again = ""
-            if search.seed:
-                times = "once" if search.seed == 1 else f"{search.seed} times"
+            if search.run_number:
+                number = search.run_number
+                times = "once" if number == 1 else f"{number} times"
                 again = f" (started over {times}, taking the boxes in another order)"
             parts.append(
                 f"filling the goals in the order they must be filled: {search.filled} of"
-                f" {len(search.goal_squares)} at best so far{again}"
+                f" {search.targets} at best so far{again}"
             )
         elif search.aimed:
             parts.append(f"heading for the nearest of those, {search.closest}+ pushes away")
