@@ -154,3 +154,20 @@ def test_each_game_page_offers_a_level_of_every_difficulty(client):
         for difficulty in DIFFICULTIES:
             assert f'href="/{game_name}/random?difficulty={difficulty}"' in page
     assert 'href="/daily"' in client.get("/").text
+
+
+def test_a_board_size_where_the_game_has_one(client):
+    """The sliding puzzle makes its bands on 3x3 and 5x5 boards too; the default size keeps
+    the levels its seeds made before sizes were offered."""
+    game = games.get("sliding")
+    assert game.position_code(generate(game, "easy", "8", "4x4").level) == game.position_code(
+        generate(game, "easy", "8").level
+    )
+    small = client.get("/sliding/random?difficulty=hard&seed=8&size=3x3")
+    assert small.status_code == 303 and small.headers["Location"].startswith("/sliding/p/3x3-")
+    page = client.get(small.headers["Location"]).text
+    assert 'id="made-optimum">22<' in page and "3x3 board" in page
+    assert 'href="/sliding/random?difficulty=expert&amp;size=3x3"' in page  # harder, same size
+    assert client.get("/sliding/random?difficulty=hard&seed=8&size=9x9").status_code == 400
+    assert client.get("/vexed/random?difficulty=hard&seed=8&size=3x3").status_code == 400
+    assert 'href="/sliding/random?difficulty=easy&amp;size=5x5"' in client.get("/sliding/").text

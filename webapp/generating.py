@@ -21,21 +21,27 @@ from webapp.solving import check_solution
 SEED = re.compile(r"[A-Za-z0-9-]{1,40}")
 
 
-def title_of(difficulty: str, seed: str) -> str:
-    return f"Random {difficulty} {seed}"
+def title_of(difficulty: str, seed: str, size: str = "") -> str:
+    return f"Random {difficulty} {seed}" + (f" {size}" if size else "")
 
 
-def generate(game: Game, difficulty: str, seed: str) -> Made:
-    """The level ``game`` makes for ``difficulty`` and ``seed``, its solution replayed and
-    its optimum counted again; LevelError for a difficulty or seed there is none of."""
+def generate(game: Game, difficulty: str, seed: str, size: str = "") -> Made:
+    """The level ``game`` makes for ``difficulty``, ``seed`` and board ``size`` (the game's
+    default when empty), its solution replayed and its optimum counted again; LevelError for
+    a difficulty, seed or size there is none of."""
     if not game.generates:
         raise LevelError(f"{game.title} makes no levels of its own")
     if difficulty not in DIFFICULTIES:
         raise LevelError(f"The difficulty is one of {', '.join(DIFFICULTIES)}, not {difficulty!r}.")
     if not SEED.fullmatch(seed):
         raise LevelError("A seed is 1 to 40 letters, digits or dashes.")
-    rng = Random(f"{game.name}/{difficulty}/{seed}")
-    made = game.generate(difficulty, rng, title_of(difficulty, seed))
+    if size and size not in game.made_sizes:
+        known = ", ".join(game.made_sizes) or "none"
+        raise LevelError(f"{game.title} makes boards of these sizes: {known}; not {size[:10]!r}.")
+    if game.made_sizes and size == game.made_sizes[0]:
+        size = ""  # the default: its levels keep the seeds they had before sizes were offered
+    rng = Random(f"{game.name}/{difficulty}/{seed}" + (f"/{size}" if size else ""))
+    made = game.generate(difficulty, rng, title_of(difficulty, seed, size), size)
     problem = check_solution(game, made.level, game.start(made.level), made.solution)
     if problem:
         raise RuntimeError(f"the {game.name} generator's solution does not replay: {problem}")
@@ -45,12 +51,14 @@ def generate(game: Game, difficulty: str, seed: str) -> Made:
     return made
 
 
-def make_level(game_name: str, game_module: str, difficulty: str, seed: str) -> dict[str, Any]:
+def make_level(
+    game_name: str, game_module: str, difficulty: str, seed: str, size: str = ""
+) -> dict[str, Any]:
     """``generate`` as a solver child runs it: what the web process needs, in plain data."""
     if game_module:
         games.register(game_module)
     game = games.get(game_name)
-    made = generate(game, difficulty, seed)
+    made = generate(game, difficulty, seed, size)
     return {
         "text": game.level_text(made.level),
         "code": game.position_code(made.level) if game.has_position_codes else "",

@@ -228,11 +228,15 @@ class Game(ABC, Generic[Level, State]):
 
     #: True when ``generate`` makes levels of a chosen difficulty.
     generates: ClassVar[bool] = False
+    #: The board sizes ``generate`` offers, the default first (e.g. "4x4"); none when the
+    #: difficulty alone sets the board.
+    made_sizes: ClassVar[tuple[str, ...]] = ()
 
-    def generate(self, difficulty: str, rng: Random, title: str) -> Made:
-        """A new level of ``difficulty`` (one of DIFFICULTIES) drawn from ``rng`` alone, titled
-        ``title`` where the game's levels have titles, and solved: the same ``rng`` state gives
-        the same level, so every search inside is bounded by counts, never by time."""
+    def generate(self, difficulty: str, rng: Random, title: str, size: str = "") -> Made:
+        """A new level of ``difficulty`` (one of DIFFICULTIES) and ``size`` (one of ``made_sizes``)
+        drawn from ``rng`` alone, titled ``title`` where the game's levels have titles, and
+        solved: the same ``rng`` state gives the same level, so every search inside is
+        bounded by counts, never by time."""
         raise LevelError(f"{self.title} makes no levels of its own")
 
     #: True when the board can show a picture the player chooses, uploads included.

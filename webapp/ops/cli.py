@@ -53,6 +53,7 @@ def _parser() -> argparse.ArgumentParser:
         "--seed", default=None, help="letters, digits and dashes; random if not given"
     )
     made.add_argument("--count", type=int, default=1, help="how many levels (seed, seed-2, ...)")
+    made.add_argument("--size", default="", help="a board size the game offers (e.g. 3x3)")
     tables = commands.add_parser("tables", help="build the tables a game's solvers keep on disk")
     tables.add_argument("game")
     tables.add_argument("folder", type=Path, help="where to keep them (the app's instance folder)")
@@ -210,8 +211,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
     seed = args.seed or str(random.SystemRandom().randrange(10**6, 10**7))
     if not SEED.fullmatch(seed):
         raise UsageError("--seed is 1 to 40 letters, digits or dashes")
+    if args.size and args.size not in game.made_sizes:
+        raise UsageError(f"--size is one of: {', '.join(game.made_sizes) or 'none for this game'}")
     for number in range(1, args.count + 1):
-        made = generate(game, args.difficulty, seed if number == 1 else f"{seed}-{number}")
+        made = generate(
+            game, args.difficulty, seed if number == 1 else f"{seed}-{number}", args.size
+        )
         print(game.level_text(made.level).rstrip("\n") + "\n", flush=True)
     return 0
 

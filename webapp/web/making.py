@@ -37,7 +37,7 @@ DAILY_DIFFICULTY = "medium"
 ARCHIVE_DAYS = 30
 
 
-def made_ref(game: Game, difficulty: str, seed: str) -> LevelRef:
+def made_ref(game: Game, difficulty: str, seed: str, size: str = "") -> LevelRef:
     """The address of the level ``game`` makes for ``difficulty`` and ``seed``: made in a
     solver child the first time, saved, and remembered with its figures."""
     try:
@@ -48,6 +48,7 @@ def made_ref(game: Game, difficulty: str, seed: str) -> LevelRef:
                 games.module_of(game.name),
                 difficulty,
                 seed,
+                size,
                 timeout=MAKE_SECONDS,
                 memory_mb=1024,
             )
@@ -63,6 +64,7 @@ def made_ref(game: Game, difficulty: str, seed: str) -> LevelRef:
         level = game.parse(made["text"])[0]
         ref = sharing.save_levels(shelf(), game, [level])[0][0]
     figures = {key: made[key] for key in ("optimum", "metric", "proved", "measures", "solution")}
+    figures["size"] = size
     get_store().save_made(game.name, ref.custom_id or "", difficulty, seed, figures)
     return ref
 
@@ -77,14 +79,20 @@ def random_level(game_name: str) -> Response:
     difficulty = request.args.get("difficulty", "medium")
     if difficulty not in DIFFICULTIES:
         raise Refused(f"The difficulty is one of {', '.join(DIFFICULTIES)}.")
+    size = request.args.get("size", "")
+    if size and size not in game.made_sizes:
+        known = ", ".join(game.made_sizes) or "none: the difficulty sets the board"
+        raise Refused(f"{game.title} makes boards of these sizes: {known}.")
     seed = request.args.get("seed", "")
     if not seed:
         seed = str(random.SystemRandom().randrange(10**6, 10**7))
-        query = urlencode({"difficulty": difficulty, "seed": seed})
+        query = urlencode(
+            {"difficulty": difficulty, "seed": seed, **({"size": size} if size else {})}
+        )
         return redirect(f"/{game.name}/random?{query}", code=302)
     if not SEED.fullmatch(seed):
         raise Refused("A seed is 1 to 40 letters, digits or dashes.")
-    return redirect(made_ref(game, difficulty, seed).path, code=303)
+    return redirect(made_ref(game, difficulty, seed, size).path, code=303)
 
 
 def made_context(game: Game, ref: LevelRef) -> dict[str, Any]:
@@ -97,11 +105,15 @@ def made_context(game: Game, ref: LevelRef) -> dict[str, Any]:
         return {}
     band = DIFFICULTIES.index(made["difficulty"])
     harder = DIFFICULTIES[band + 1] if band + 1 < len(DIFFICULTIES) else None
+    sized = f"&size={made['size']}" if made.get("size") else ""
     return {
         "made": made,
-        "another_url": f"/{game.name}/random?difficulty={made['difficulty']}",
-        "harder_url": f"/{game.name}/random?difficulty={harder}" if harder else None,
+        "another_url": f"/{game.name}/random?difficulty={made['difficulty']}{sized}",
+        "harder_url": f"/{game.name}/random?difficulty={harder}{sized}" if harder else None,
         "harder": harder,
+        "seed_url": (
+            f"/{game.name}/random?difficulty={made['difficulty']}&seed={made['seed']}{sized}"
+        ),
     }
 
 

@@ -84,7 +84,7 @@ class Blocks(Game[Level, Position]):
     # -- levels ---------------------------------------------------------------------------
     generates = True
 
-    def generate(self, difficulty: str, rng: Random, title: str) -> Made:
+    def generate(self, difficulty: str, rng: Random, title: str, size: str = "") -> Made:
         """A layout whose start is as many path moves from a win as the difficulty asks."""
         from webapp.games.blocks.generate import generate
 

@@ -179,12 +179,13 @@ class Sliding(Game[Level, Board]):
         return from_code(position_code((rows, cols), shuffle(rows, cols, rng, walk)))
 
     generates = True
+    made_sizes = ("4x4", "3x3", "5x5")
 
-    def generate(self, difficulty: str, rng: Random, title: str) -> Made:
+    def generate(self, difficulty: str, rng: Random, title: str, size: str = "") -> Made:
         """A position exactly as many moves from solved as the difficulty asks, proved."""
         from webapp.games.sliding.generate import generate
 
-        return generate(difficulty, rng, title, self)
+        return generate(difficulty, rng, title, self, size or self.made_sizes[0])
 
     def board_shape(self, level: Level) -> tuple[int, int]:
         return (level.rows, level.cols)

@@ -15,9 +15,13 @@ from webapp.games.base import Made
 from webapp.games.sliding.level import Level, goal, neighbours
 from webapp.search import Limits
 
-#: Difficulty -> (rows, columns, the exact optimal distance). All on the 15-puzzle's board:
-#: the 8-puzzle has too few positions at any one distance for fifty seeds never to meet.
-BANDS = {"easy": (4, 4, 12), "medium": (4, 4, 20), "hard": (4, 4, 30), "expert": (4, 4, 40)}
+#: Board size -> difficulty -> the exact optimal distance. The 15-puzzle's board is the
+#: default: the 8-puzzle has few positions at any one distance, so its seeds may meet.
+BANDS = {
+    "4x4": {"easy": 12, "medium": 20, "hard": 30, "expert": 40},
+    "3x3": {"easy": 10, "medium": 16, "hard": 22, "expert": 28},
+    "5x5": {"easy": 12, "medium": 18, "hard": 24, "expert": 30},
+}
 #: The optimal solver's budget, in positions expanded, for one walk's end.
 NODES = 20_000_000
 
@@ -34,10 +38,11 @@ def walk(rows: int, cols: int, tiles: tuple[int, ...], steps: int, rng: Random) 
     return tuple(board)
 
 
-def generate(difficulty: str, rng: Random, title: str, game: object) -> Made:
+def generate(difficulty: str, rng: Random, title: str, game: object, size: str = "4x4") -> Made:
     from webapp.solving import solve
 
-    rows, cols, distance = BANDS[difficulty]
+    rows, cols = (int(side) for side in size.split("x"))
+    distance = BANDS[size][difficulty]
     tiles = goal(rows, cols)
     while True:
         tiles = walk(rows, cols, tiles, distance + 6, rng)

@@ -46,7 +46,7 @@ class Sokoban(Game[Level, Position]):
 
     generates = True
 
-    def generate(self, difficulty: str, rng: Random, title: str) -> Made:
+    def generate(self, difficulty: str, rng: Random, title: str, size: str = "") -> Made:
         """A room whose start is as many pushes from solved as the difficulty asks, made
         backwards from the solved position."""
         from webapp.games.sokoban.generate import generate

@@ -67,7 +67,7 @@ class Vexed(Game[Level, Board]):
 
     generates = True
 
-    def generate(self, difficulty: str, rng: Random, title: str) -> Made:
+    def generate(self, difficulty: str, rng: Random, title: str, size: str = "") -> Made:
         """A board whose par, proved by the optimal solver, is in the difficulty's range."""
         from webapp.games.vexed.generate import generate
 
