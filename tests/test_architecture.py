@@ -9,6 +9,7 @@ run and are left out.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -59,8 +60,15 @@ def imports_of(path: Path, known: dict[str, Path]) -> set[str]:
 
 
 def import_graph() -> dict[str, set[str]]:
+    """Every module's project imports (read once for all the tests below: it parses every
+    file, and the tree does not change while they run)."""
+    return {name: set(targets) for name, targets in _graph().items()}
+
+
+@functools.cache
+def _graph() -> dict[str, frozenset[str]]:
     known = modules()
-    return {name: imports_of(path, known) - {name} for name, path in known.items()}
+    return {name: frozenset(imports_of(path, known) - {name}) for name, path in known.items()}
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
