@@ -51,7 +51,8 @@ RECORD_BOARDS = """() => {
     const note = () => {
         const blocks = Array.from(document.querySelectorAll('#play .vexed .block'))
             .filter((el) => !el.classList.contains('vanishing'))
-            .map((el) => el.dataset.cell + ':' + [...el.classList].find((c) => c.startsWith('c-')).slice(2))
+            .map((el) => el.dataset.cell + ':'
+                + [...el.classList].find((c) => c.startsWith('c-')).slice(2))
             .sort().join(' ');
         if (window.boards[window.boards.length - 1] !== blocks) window.boards.push(blocks);
         // Glides are script animations (not the style sheet's transitions, such as a fade).
@@ -92,7 +93,9 @@ def slide_vexed_block(page, url: str) -> tuple[list[str], bool]:
         page.keyboard.press("ArrowRight")
     expect(page.locator("#count-moves")).to_have_text("1")
     wait_in_page(page, "() => !window.PuzzleLab.hold()")
-    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    page.evaluate(
+        "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+    )
     return page.evaluate("window.boards"), page.evaluate("window.glided")
 
 
@@ -123,7 +126,9 @@ def test_no_motion_when_the_system_or_the_player_asks(screen, live_server, how):
         screen.emulate_media(reduced_motion="reduce")
     else:
         screen.goto(live_server.url + "/")
-        screen.evaluate("localStorage.setItem('puzzlelab.settings', JSON.stringify({motion: 'off'}))")
+        screen.evaluate(
+            "localStorage.setItem('puzzlelab.settings', JSON.stringify({motion: 'off'}))"
+        )
     start, between, settled = vexed_frames()
     boards, glided = slide_vexed_block(screen, live_server.url)
     assert boards == [start, settled], boards
@@ -222,7 +227,9 @@ def test_on_a_phone_the_header_is_short_and_the_board_stays_put(screen, live_ser
     screen.goto(live_server.url + "/blocks/workshop/1")
     assert screen.locator("body > header").bounding_box()["height"] <= 56
     expect(screen.locator("#optimum")).to_contain_text("Fewest moves left", timeout=30_000)
-    where_on_page = "document.querySelector('#play .board-frame').getBoundingClientRect().top + window.scrollY"
+    where_on_page = (
+        "document.querySelector('#play .board-frame').getBoundingClientRect().top + window.scrollY"
+    )
     top = screen.evaluate(where_on_page)
     for done, step in enumerate(BLOCKS_SOLUTION):
         where, direction = step[:-1], step[-1]
@@ -238,7 +245,9 @@ def test_on_a_phone_the_header_is_short_and_the_board_stays_put(screen, live_ser
             where,
         )
         screen.locator(f'#play .piece[data-piece="{piece}"]').tap()
-        screen.keyboard.press({"U": "ArrowUp", "D": "ArrowDown", "L": "ArrowLeft", "R": "ArrowRight"}[direction])
+        screen.keyboard.press(
+            {"U": "ArrowUp", "D": "ArrowDown", "L": "ArrowLeft", "R": "ArrowRight"}[direction]
+        )
         expect(screen.locator("#count-steps")).to_have_text(str(done + 1))
     expect(screen.locator("#solved")).to_be_visible()
     # "Your best" has arrived, and the board has not moved for it.
@@ -259,7 +268,10 @@ def test_two_fingers_zoom_a_big_board_on_a_phone_and_the_page_does_not_scroll(br
 
         def touch(kind, spread):
             points = [{"x": x - spread, "y": y, "id": 1}, {"x": x + spread, "y": y, "id": 2}]
-            cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points if kind != "touchEnd" else []})
+            cdp.send(
+                "Input.dispatchTouchEvent",
+                {"type": kind, "touchPoints": points if kind != "touchEnd" else []},
+            )
 
         touch("touchStart", 20)
         for spread in (40, 60, 80, 100):
@@ -375,7 +387,9 @@ def test_one_move_is_one_move_not_one_moves(page, live_server):
 
 def test_the_home_page_shows_each_game_and_the_site_can_be_installed(screen, live_server):
     screen.goto(live_server.url + "/")
-    expect(screen.locator(".card .game-picture svg")).to_have_count(len(screen.locator(".card").all()))
+    expect(screen.locator(".card .game-picture svg")).to_have_count(
+        len(screen.locator(".card").all())
+    )
     manifest = screen.locator('link[rel="manifest"]').get_attribute("href")
     answer = screen.request.get(live_server.url + manifest)
     assert answer.ok and answer.json()["icons"]
@@ -396,7 +410,9 @@ def test_on_a_phone_the_solver_panel_is_made_for_fingers(browser, live_server):
     try:
         page.goto(live_server.url + "/sliding/p/3x3-123456708")
         page.locator("#solve-button").tap()
-        expect(page.locator("#solve-status")).to_have_attribute("data-status", "solved", timeout=30_000)
+        expect(page.locator("#solve-status")).to_have_attribute(
+            "data-status", "solved", timeout=30_000
+        )
         sizes = page.locator("#solver button, #solver select").evaluate_all(
             "(all) => all.filter((el) => el.offsetParent)"
             ".map((el) => [el.textContent.trim(), el.getBoundingClientRect().height])"
