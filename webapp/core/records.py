@@ -81,7 +81,10 @@ class Benchmark:
 
 
 def _count(n: int, unit: str) -> str:
-    return f"{n} {unit[:-1] if n == 1 and unit.endswith('s') else unit}"
+    """ "1 move", "2 moves", "1 push", "1 path move" (as partials/words.html counts)."""
+    if n != 1:
+        return f"{n} {unit}"
+    return f"{n} {unit[:-2] if unit.endswith('shes') else unit.removesuffix('s')}"
 
 
 def against(figures: dict[str, int], mark: Benchmark | None) -> str:
@@ -90,7 +93,7 @@ def against(figures: dict[str, int], mark: Benchmark | None) -> str:
         return ""
     mine, value = figures[mark.metric], mark.value
     unit = mark.metric.replace("_", " ")
-    result = _count(mine, unit) if not (mine == 1 and unit == "pushes") else "1 push"
+    result = _count(mine, unit)
     if mark.proved:
         if mine <= value:
             return f"{result}, the best possible."

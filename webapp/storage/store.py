@@ -564,6 +564,18 @@ class Store:
             return None
         return rows[0]["rating"], rows[0]["rd"], rows[0]["volatility"]
 
+    def level_rating(self, game: str, level: str) -> tuple[float, float, float, int] | None:
+        """One level's (rating, deviation, volatility, plays); None while nobody rated it."""
+        rows = self.query(
+            "SELECT rating, rd, volatility, plays FROM ratings WHERE game=? AND level=?",
+            (game, level),
+        )
+        return (
+            (rows[0]["rating"], rows[0]["rd"], rows[0]["volatility"], rows[0]["plays"])
+            if rows
+            else None
+        )
+
     def level_ratings(self, game: str) -> dict[str, tuple[float, float, float, int]]:
         """Every rated level of a game: (rating, deviation, volatility, plays) by level key."""
         rows = self.query(

@@ -37,7 +37,7 @@ BAND, SHIFT = 150.0, 200.0
 def level_standing(found: Found) -> dict[str, Any]:
     """The level page's records: its leaderboard, and the player's and the level's ratings."""
     store, player = get_store(), player_id()
-    rated = store.level_ratings(found.game.name).get(found.ref.key)
+    rated = store.level_rating(found.game.name, found.ref.key)
     mine = store.player_rating(player) if player else None
     return {
         "records": level_records(store, found.game, found.ref.key, player),
