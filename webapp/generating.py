@@ -1,4 +1,4 @@
-"""Levels made to order: a game's ``generate`` hook driven from a difficulty and a seed,
+"""Levels made to order: a game's ``new_level`` hook driven from a difficulty and a seed,
 each result checked against the game's own rules before anyone sees it.
 
 The same game, difficulty and seed give the same level in one version of the app (Tatham's
@@ -26,9 +26,9 @@ def title_of(difficulty: str, seed: str, size: str = "") -> str:
 
 
 def generate(game: Game, difficulty: str, seed: str, size: str = "") -> Made:
-    """The level ``game`` makes for ``difficulty``, ``seed`` and board ``size`` (the game's
-    default when empty), its solution replayed and its optimum counted again; LevelError for
-    a difficulty, seed or size there is none of."""
+    """The level ``game.new_level`` makes for ``difficulty``, ``seed`` and board ``size``
+    (the game's default when empty), its solution replayed and its optimum counted again;
+    LevelError for a difficulty, seed or size there is none of."""
     if not game.generates:
         raise LevelError(f"{game.title} makes no levels of its own")
     if difficulty not in DIFFICULTIES:
@@ -41,7 +41,8 @@ def generate(game: Game, difficulty: str, seed: str, size: str = "") -> Made:
     if game.made_sizes and size == game.made_sizes[0]:
         size = ""  # the default: its levels keep the seeds they had before sizes were offered
     rng = Random(f"{game.name}/{difficulty}/{seed}" + (f"/{size}" if size else ""))
-    made = game.generate(difficulty, rng, title_of(difficulty, seed, size), size)
+    settings = {"difficulty": difficulty, "title": title_of(difficulty, seed, size)}
+    made = game.new_level(settings | ({"size": size} if size else {}), rng)
     problem = check_solution(game, made.level, game.start(made.level), made.solution)
     if problem:
         raise RuntimeError(f"the {game.name} generator's solution does not replay: {problem}")

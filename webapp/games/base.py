@@ -218,24 +218,25 @@ class Game(ABC, Generic[Level, State]):
         """The heading of a level reached by its position code."""
         return self.level_title(level) or self.title
 
-    #: True when ``new_level`` makes new levels (Tatham's ``new_desc``).
-    can_generate: ClassVar[bool] = False
+    #: True when the game's start form (``start.html``) deals new games: ``level_from_form``.
+    has_start_form: ClassVar[bool] = False
 
-    def new_level(self, settings: Mapping[str, str], rng: Random) -> Level:
-        """A new level from the player's settings (the fields of the game's start form);
-        LevelError naming a setting that is out of range."""
-        raise LevelError(f"{self.title} makes no new levels")
+    def level_from_form(self, settings: Mapping[str, str], rng: Random) -> Level:
+        """A new game from the fields of the game's start form (a shuffle, say: Tatham's
+        ``new_desc``), unsolved; LevelError naming a setting that is out of range."""
+        raise LevelError(f"{self.title} deals no new games")
 
-    #: True when ``generate`` makes levels of a chosen difficulty.
+    #: True when ``new_level`` makes levels of a chosen difficulty.
     generates: ClassVar[bool] = False
-    #: The board sizes ``generate`` offers, the default first (e.g. "4x4"); none when the
+    #: The board sizes ``new_level`` offers, the default first (e.g. "4x4"); none when the
     #: difficulty alone sets the board.
     made_sizes: ClassVar[tuple[str, ...]] = ()
 
-    def generate(self, difficulty: str, rng: Random, title: str, size: str = "") -> Made:
-        """A new level of ``difficulty`` (one of DIFFICULTIES) and ``size`` (one of ``made_sizes``)
-        drawn from ``rng`` alone, titled ``title`` where the game's levels have titles, and
-        solved: the same ``rng`` state gives the same level, so every search inside is
+    def new_level(self, settings: Mapping[str, str], rng: Random) -> Made:
+        """A new level made to ``settings``: its ``difficulty`` (one of DIFFICULTIES), its
+        ``size`` (one of ``made_sizes``; the default when absent) and the ``title`` to give
+        it where the game's levels have titles; drawn from ``rng`` alone, and solved. The
+        same settings and ``rng`` state give the same level, so every search inside is
         bounded by counts, never by time."""
         raise LevelError(f"{self.title} makes no levels of its own")
 

@@ -354,7 +354,7 @@ def generate(game_name: str) -> Response:
     """A new level made by the game from the settings of its start form (a shuffle, say);
     refused while a solver works on the board it would replace."""
     game = get_game(game_name)
-    if not game.can_generate:
+    if not game.has_start_form:
         raise NotFound(f"{game.title} makes no new levels; pick one from a collection.")
     current = request.form.get("board", "")
     job = get_runner().latest(player_id(), current) if current else None
@@ -363,7 +363,7 @@ def generate(game_name: str) -> Response:
             "A solver is working on this board: cancel it or let it finish before a new game.",
         )
     try:
-        level = game.new_level(request.form, random.SystemRandom())
+        level = game.level_from_form(request.form, random.SystemRandom())
     except LevelError as error:
         raise Refused(error.message) from None
     if game.has_position_codes:

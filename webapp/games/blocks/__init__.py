@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from random import Random
 from typing import Any
 
@@ -84,11 +84,11 @@ class Blocks(Game[Level, Position]):
     # -- levels ---------------------------------------------------------------------------
     generates = True
 
-    def generate(self, difficulty: str, rng: Random, title: str, size: str = "") -> Made:
+    def new_level(self, settings: Mapping[str, str], rng: Random) -> Made:
         """A layout whose start is as many path moves from a win as the difficulty asks."""
         from webapp.games.blocks.generate import generate
 
-        return generate(difficulty, rng, title, self)
+        return generate(settings["difficulty"], rng, settings.get("title", ""), self)
 
     def parse(self, text: str) -> list[Level]:
         return parse_collection(text)

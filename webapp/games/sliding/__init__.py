@@ -62,7 +62,7 @@ class Sliding(Game[Level, Board]):
     default_algorithm = "pdb"
     order = 20
     has_position_codes = True
-    can_generate = True
+    has_start_form = True
     uses_pictures = True
     has_disk_tables = True
     #: The board sizes the new-game form offers, rows by columns.
@@ -166,7 +166,7 @@ class Sliding(Game[Level, Board]):
     def position_title(self, level: Level) -> str:
         return f"{level.rows}×{level.cols} puzzle"
 
-    def new_level(self, settings: Mapping[str, str], rng: Random) -> Level:
+    def level_from_form(self, settings: Mapping[str, str], rng: Random) -> Level:
         """A shuffled board: ``rows`` and ``cols`` from 2 to 8; ``mode`` "moves" walks
         ``moves`` random moves from the solved board (an easy game), else fully shuffled."""
         rows, cols = _size(settings, "rows"), _size(settings, "cols")
@@ -181,11 +181,12 @@ class Sliding(Game[Level, Board]):
     generates = True
     made_sizes = ("4x4", "3x3", "5x5")
 
-    def generate(self, difficulty: str, rng: Random, title: str, size: str = "") -> Made:
+    def new_level(self, settings: Mapping[str, str], rng: Random) -> Made:
         """A position exactly as many moves from solved as the difficulty asks, proved."""
         from webapp.games.sliding.generate import generate
 
-        return generate(difficulty, rng, title, self, size or self.made_sizes[0])
+        size = settings.get("size") or self.made_sizes[0]
+        return generate(settings["difficulty"], rng, settings.get("title", ""), self, size)
 
     def board_shape(self, level: Level) -> tuple[int, int]:
         return (level.rows, level.cols)

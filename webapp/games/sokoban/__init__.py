@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from random import Random
 
 from webapp.games.base import Algorithm, Game, IllegalMove, Made, MoveError
@@ -46,12 +46,12 @@ class Sokoban(Game[Level, Position]):
 
     generates = True
 
-    def generate(self, difficulty: str, rng: Random, title: str, size: str = "") -> Made:
+    def new_level(self, settings: Mapping[str, str], rng: Random) -> Made:
         """A room whose start is as many pushes from solved as the difficulty asks, made
         backwards from the solved position."""
         from webapp.games.sokoban.generate import generate
 
-        return generate(difficulty, rng, title, self)
+        return generate(settings["difficulty"], rng, settings.get("title", ""), self)
 
     def apply(self, level: Level, state: Position, move: str) -> Position:
         direction = move.lower()

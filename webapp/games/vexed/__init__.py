@@ -6,7 +6,7 @@ Moves are ``R,C<`` or ``R,C>``: the 0-based row and column of a block in the gri
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from random import Random
 
 from webapp.games.base import Algorithm, Game, Made
@@ -67,11 +67,11 @@ class Vexed(Game[Level, Board]):
 
     generates = True
 
-    def generate(self, difficulty: str, rng: Random, title: str, size: str = "") -> Made:
+    def new_level(self, settings: Mapping[str, str], rng: Random) -> Made:
         """A board whose par, proved by the optimal solver, is in the difficulty's range."""
         from webapp.games.vexed.generate import generate
 
-        return generate(difficulty, rng, title, self)
+        return generate(settings["difficulty"], rng, settings.get("title", ""), self)
 
     def parse(self, text: str) -> list[Level]:
         return parse_collection(text)
