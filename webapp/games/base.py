@@ -41,6 +41,66 @@ class Made:
     measures: dict[str, float] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Tool:
+    """One tool of a game's editor palette, in the game's own words: the key that picks it,
+    and what it does to a cell. ``kind`` "paint" leaves ``paints[cell]`` (``paints["*"]`` for
+    a cell not listed); "piece" paints the piece chosen beside the palette; "remove" clears
+    the whole piece under it to ``paints["*"]``; "swap" trades two cells (a drag from one to
+    the other, or two clicks)."""
+
+    key: str
+    label: str
+    paints: Mapping[str, str] = field(default_factory=dict)
+    kind: str = "paint"
+
+
+@dataclass(frozen=True)
+class Look:
+    """How the editor draws a cell's value: the classes of the game's own board cells, the
+    symbol inside, and its name for a screen reader and a tooltip."""
+
+    classes: str
+    symbol: str = ""
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class EditField:
+    """A setting of a draft beside its grid (a goal piece and its place, say)."""
+
+    name: str
+    label: str
+    kind: str = "text"  # text | number | piece
+    default: str = ""
+
+
+@dataclass
+class Draft:
+    """A level in the making: its grid of cell values (strings, a row a list) and its other
+    settings by name (``title`` for every game)."""
+
+    rows: list[list[str]]
+    fields: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DraftText:
+    """A draft written in the game's format, and where its grid starts in that text: the
+    1-based line of its first row and the characters a cell takes in a line, so an error's
+    line and column name a square."""
+
+    text: str
+    first_line: int = 1
+    cell_width: int = 1
+
+    def square(self, line: int | None, column: int | None) -> tuple[int, int] | None:
+        """The (row, column) of the grid at a line and column of the text; None outside it."""
+        if line is None or line < self.first_line:
+            return None
+        return (line - self.first_line, max(0, ((column or 1) - 1) // self.cell_width))
+
+
 class LevelError(ValueError):
     """A level text that cannot be played, with the 1-based line and column at fault."""
 
@@ -240,6 +300,47 @@ class Game(ABC, Generic[Level, State]):
         bounded by counts, never by time."""
         raise LevelError(f"{self.title} makes no levels of its own")
 
+    # -- the editor (docs/game-interface.md, "The editor"): a game that fills these in gets
+    # /<game>/edit and "Edit a copy" on its level pages -------------------------------------
+    #: True when the game has an editor.
+    editable: ClassVar[bool] = False
+    #: The smallest and largest grid the editor makes: rows, then columns.
+    edit_rows: ClassVar[tuple[int, int]] = (3, 30)
+    edit_cols: ClassVar[tuple[int, int]] = (3, 30)
+    #: The value "trim" cuts from the grid's edges (the outside), or None for no trim.
+    edit_outside: ClassVar[str | None] = None
+
+    def edit_tools(self) -> Sequence[Tool]:
+        """The palette, in the game's words, the default tool first."""
+        return ()
+
+    def edit_looks(self, draft: Draft) -> Mapping[str, Look]:
+        """How each value a cell of ``draft`` may take is drawn (every value the tools can
+        paint, and those in ``draft``)."""
+        return {}
+
+    def edit_fields(self) -> Sequence[EditField]:
+        """A draft's settings besides its grid and title."""
+        return ()
+
+    def edit_actions(self) -> Sequence[tuple[str, str, Mapping[str, str]]]:
+        """Whole-board actions of the game's own (a Sokoban level's boxes and goals swapped):
+        (name, label, the value each value becomes)."""
+        return ()
+
+    def blank_draft(self, rows: int, cols: int) -> Draft:
+        """A new draft of ``rows`` by ``cols``: an empty board of the game's."""
+        raise LevelError(f"{self.title} has no editor")
+
+    def draft_of(self, level: Level) -> Draft:
+        """``level`` as a draft (its title in ``fields["title"]``)."""
+        raise LevelError(f"{self.title} has no editor")
+
+    def draft_text(self, draft: Draft) -> DraftText:
+        """``draft`` in the game's format: ``parse`` reads it back, or names the square at
+        fault with a LevelError."""
+        raise LevelError(f"{self.title} has no editor")
+
     #: True when the board can show a picture the player chooses, uploads included.
     uses_pictures: ClassVar[bool] = False
 
@@ -302,3 +403,17 @@ class Game(ABC, Generic[Level, State]):
     def warm_up(self) -> None:
         """Ready compiled code (load it, or compile it on a new install) so a player's first
         solve does not wait for the compiler. Nothing by default."""
+
+    # -- checking a level (the editor's verdict, ``webapp/checking.py``) -----------------------
+    def dead_squares(self, level: Level) -> frozenset[tuple[int, int]]:
+        """The squares (row, column) of the level's grid from which a piece can never reach
+        its goal, whatever else moves (the editor shades them while a designer draws). None
+        by default."""
+        return frozenset()
+
+    def unsolvable_reason(self, level: Level) -> tuple[str, tuple[tuple[int, int], ...]] | None:
+        """A quick proof that the level cannot be solved: the reason in plain words ("a box
+        on a square from which no goal can be reached") and the squares (row, column) it is
+        about, for the editor to highlight. Only what is certain; None when there is no such
+        proof (the search may still find none)."""
+        return None
