@@ -156,5 +156,16 @@ class Sokoban(Game[Level, Position]):
             words.append("Solved!")
         return " ".join(words)
 
+    # -- checking a level (verdict.py) ------------------------------------------------------
+    def dead_squares(self, level: Level) -> frozenset[tuple[int, int]]:
+        from webapp.games.sokoban.verdict import dead_squares
+
+        return dead_squares(level)
+
+    def unsolvable_reason(self, level: Level) -> tuple[str, tuple[tuple[int, int], ...]] | None:
+        from webapp.games.sokoban.verdict import unsolvable_reason
+
+        return unsolvable_reason(level)
+
 
 GAME = Sokoban()

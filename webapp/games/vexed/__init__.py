@@ -173,6 +173,12 @@ class Vexed(Game[Level, Board]):
 
         warm_up()
 
+    # -- checking a level (verdict.py) ------------------------------------------------------
+    def unsolvable_reason(self, level: Level) -> tuple[str, tuple[tuple[int, int], ...]] | None:
+        from webapp.games.vexed.verdict import unsolvable_reason
+
+        return unsolvable_reason(level, self.symbols)
+
 
 def settle_frames(level: Level, state: Board, move: str) -> list[Board]:
     """The board after the slide, after each fall and after each vanishing, in order; the last
