@@ -122,6 +122,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from webapp.web import (
         assets,
         budgets,
+        editing,
         errors,
         live,
         making,
@@ -139,6 +140,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     live.init_app(app)
     making.init_app(app)
     standing.init_app(app)
+    editing.init_app(app)
     budgets.init_app(app)
     errors.init_app(app)
     app.after_request(security_headers)

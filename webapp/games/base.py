@@ -96,7 +96,7 @@ class DraftText:
 
     def square(self, line: int | None, column: int | None) -> tuple[int, int] | None:
         """The (row, column) of the grid at a line and column of the text; None outside it."""
-        if line is None or line < self.first_line:
+        if line is None or column is None or line < self.first_line:
             return None
         return (line - self.first_line, max(0, ((column or 1) - 1) // self.cell_width))
 
@@ -307,6 +307,8 @@ class Game(ABC, Generic[Level, State]):
     #: The smallest and largest grid the editor makes: rows, then columns.
     edit_rows: ClassVar[tuple[int, int]] = (3, 30)
     edit_cols: ClassVar[tuple[int, int]] = (3, 30)
+    #: The size of a new board: rows, columns.
+    edit_size: ClassVar[tuple[int, int]] = (7, 7)
     #: The value "trim" cuts from the grid's edges (the outside), or None for no trim.
     edit_outside: ClassVar[str | None] = None
 

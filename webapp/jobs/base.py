@@ -51,6 +51,9 @@ class Request:
     client: str = ""
     #: "solve", or "hint": hints run in a pool of their own, beside the solves.
     kind: str = "solve"
+    #: What the child does with the level: "" searches with ``algorithm``; "check" gives the
+    #: editor's verdict (``webapp.checking``), carried in the result's ``extra["verdict"]``.
+    task: str = ""
 
     @property
     def queue_key(self) -> str:

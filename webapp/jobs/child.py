@@ -77,9 +77,42 @@ def run_request(
         if request.tables_dir and os.path.isdir(request.tables_dir):
             game.use_disk_tables(Path(request.tables_dir))
         level = game.parse(request.level_text)[0]
+        if request.task == "check":
+            return _check(game, level, request, report, cancelled)
         state = game.replay(level, request.moves)
         return solve(game, level, request.algorithm, state, request.limits, report, cancelled)
     except MemoryError:
         return Result(status="memory-limit")
     except Exception as exc:  # noqa: BLE001 - told to the player, never raised into the runner
         return Result(status="error", error=f"{type(exc).__name__}: {exc}")
+
+
+def _check(
+    game: object,
+    level: object,
+    request: Request,
+    report: Callable[[Progress], None],
+    cancelled: Callable[[], bool],
+) -> Result:
+    """The editor's verdict on a level, as a result: solved when solvable, unsolvable when
+    proved so, timeout when undecided; the verdict itself in ``extra``."""
+    from webapp.checking import check
+
+    limits = request.limits
+    verdict = check(
+        game,
+        level,
+        limits.seconds or 5.0,
+        node_limit=limits.nodes,
+        report=report,
+        cancelled=cancelled,
+    )
+    status = {"solvable": "solved", "unsolvable": "unsolvable"}.get(verdict.status, "timeout")
+    return Result(
+        status=status,
+        expanded=verdict.expanded,
+        seconds=verdict.seconds,
+        optimal=verdict.optimal,
+        metric=verdict.metric,
+        extra={"verdict": verdict.to_dict()},
+    )

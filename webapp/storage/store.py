@@ -103,6 +103,14 @@ CREATE TABLE IF NOT EXISTS attempts (
     won     INTEGER NOT NULL,
     PRIMARY KEY (player, game, level)
 );
+CREATE TABLE IF NOT EXISTS authored (
+    player  TEXT NOT NULL,   -- a level saved from the editor: who made it, under what name,
+    game    TEXT NOT NULL,   -- listed on its game's page for its maker
+    id      TEXT NOT NULL,
+    author  TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (player, game, id)
+);
 CREATE INDEX IF NOT EXISTS results_level ON results (game, level);
 CREATE INDEX IF NOT EXISTS games_updated ON games (updated);
 """
@@ -459,7 +467,8 @@ class Store:
     # -- expiry and pasted levels -----------------------------------------------------------
     def expire(self, older_than_days: float, now: float | None = None) -> tuple[int, int]:
         """Forget games nobody has touched for that long, and pasted levels no game uses
-        that are as old; the counts removed. A game being played is touched on every move."""
+        that are as old (a level saved from the editor stays); the counts removed. A game
+        being played is touched on every move."""
         cutoff = (now or self.clock()) - older_than_days * 86400
 
         def sweep(statements: Statements) -> tuple[int, int]:
@@ -468,7 +477,9 @@ class Store:
                 "DELETE FROM levels WHERE created < ? AND NOT EXISTS (SELECT 1 FROM games "
                 "WHERE games.game = levels.game AND games.level = 'custom/' || levels.id) "
                 "AND NOT EXISTS (SELECT 1 FROM daily "
-                "WHERE daily.game = levels.game AND daily.id = levels.id)",
+                "WHERE daily.game = levels.game AND daily.id = levels.id) "
+                "AND NOT EXISTS (SELECT 1 FROM authored "
+                "WHERE authored.game = levels.game AND authored.id = levels.id)",
                 (cutoff,),
             )
             statements.run(
@@ -639,6 +650,31 @@ class Store:
             return True
 
         return self.transaction(count)
+
+    # -- levels made in the editor ------------------------------------------------------------
+    def save_authored(self, player: str, game: str, level_id: str, author: str) -> None:
+        """Remember that ``player`` saved this level from the editor, signed ``author``."""
+        self.run(
+            "INSERT INTO authored (player, game, id, author, created) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (player, game, id) DO UPDATE SET author=excluded.author",
+            (player, game, level_id, author, self.clock()),
+        )
+
+    def authored(self, player: str, game: str) -> list[tuple[str, str]]:
+        """The levels this player saved from the editor, newest first: (id, author)."""
+        rows = self.query(
+            "SELECT id, author FROM authored WHERE player=? AND game=? ORDER BY created DESC",
+            (player, game),
+        )
+        return [(row["id"], row["author"]) for row in rows]
+
+    def author(self, game: str, level_id: str) -> str | None:
+        """The name the level's first maker signed it with, if it was made in the editor."""
+        rows = self.query(
+            "SELECT author FROM authored WHERE game=? AND id=? ORDER BY created LIMIT 1",
+            (game, level_id),
+        )
+        return rows[0]["author"] if rows else None
 
     # -- generated levels and daily puzzles ---------------------------------------------------
     def save_made(

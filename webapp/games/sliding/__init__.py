@@ -3,11 +3,22 @@ they stand in order. A move is the direction one tile slides: ``L R U D``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from random import Random
 
-from webapp.games.base import Algorithm, Game, IllegalMove, LevelError, Made, MoveError
+from webapp.games.base import (
+    Algorithm,
+    Draft,
+    DraftText,
+    Game,
+    IllegalMove,
+    LevelError,
+    Look,
+    Made,
+    MoveError,
+    Tool,
+)
 from webapp.games.sliding.level import (
     Level,
     board_text,
@@ -69,6 +80,37 @@ class Sliding(Game[Level, Board]):
     sizes = ((3, 3), (4, 4), (5, 5), (6, 6), (3, 4), (4, 5), (8, 8))
     #: The longest random walk an "easy" new game may ask for.
     max_walk = 1000
+
+    # -- the editor (edit.py) ------------------------------------------------------------
+    editable = True
+    edit_rows = (2, 8)
+    edit_cols = (2, 8)
+    edit_size = (4, 4)
+
+    def edit_tools(self) -> Sequence[Tool]:
+        from webapp.games.sliding.edit import TOOLS
+
+        return TOOLS
+
+    def edit_looks(self, draft: Draft) -> Mapping[str, Look]:
+        from webapp.games.sliding.edit import looks
+
+        return looks(draft)
+
+    def blank_draft(self, rows: int, cols: int) -> Draft:
+        from webapp.games.sliding.edit import blank
+
+        return blank(rows, cols)
+
+    def draft_of(self, level: Level) -> Draft:
+        from webapp.games.sliding.edit import draft_of
+
+        return draft_of(level)
+
+    def draft_text(self, draft: Draft) -> DraftText:
+        from webapp.games.sliding.edit import draft_text
+
+        return draft_text(draft)
 
     def parse(self, text: str) -> list[Level]:
         return parse_collection(text)

@@ -1,0 +1,66 @@
+"""The sliding blocks editor: floor, wall and pieces (each a letter, painted to its shape and
+size), the piece to bring out and where it must stand, and a draft written as one record of
+the collection format (docs/blocks-format.md)."""
+
+from __future__ import annotations
+
+import string
+
+from webapp.games.base import Draft, DraftText, EditField, Look, Tool
+from webapp.games.blocks.level import EMPTY, WALL, Level
+
+LETTERS = string.ascii_uppercase
+
+TOOLS = (
+    Tool("n", "Piece", {}, kind="piece"),
+    Tool("f", "Floor", {"*": EMPTY}),
+    Tool("w", "Wall", {"*": WALL}),
+    Tool("x", "Remove piece", {"*": EMPTY}, kind="remove"),
+)
+
+FIELDS = (
+    EditField("goal_piece", "Piece to bring out", "piece", "A"),
+    EditField("goal_row", "Its goal: row (top-left)", "number", "1"),
+    EditField("goal_col", "column", "number", "1"),
+)
+
+
+def looks(draft: Draft) -> dict[str, Look]:
+    goal = draft.fields.get("goal_piece", "")
+    shown = {EMPTY: Look("floor", label="floor"), WALL: Look("wall", label="wall")}
+    for letter in LETTERS:
+        mark = " goal-piece" if letter == goal else ""
+        shown[letter] = Look(f"floor edit-piece{mark}", letter, f"piece {letter}")
+    return shown
+
+
+def blank(rows: int, cols: int) -> Draft:
+    """An empty floor (the board's edge is its wall)."""
+    fields = {"title": "", "goal_piece": "A", "goal_row": str(rows), "goal_col": "1"}
+    return Draft([[EMPTY] * cols for _ in range(rows)], fields)
+
+
+def draft_of(level: Level) -> Draft:
+    row, col = divmod(level.goal_place, level.width)
+    fields = {
+        "title": level.title,
+        "goal_piece": level.pieces[level.goal_piece].letter,
+        "goal_row": str(row + 1),
+        "goal_col": str(col + 1),
+    }
+    return Draft([list(line) for line in level.grid().split("\n")], fields)
+
+
+def draft_text(draft: Draft) -> DraftText:
+    fields = draft.fields
+    title = " ".join(fields.get("title", "").split())
+    goal = " ".join(
+        (
+            fields.get("goal_piece", "")[:1] or "?",
+            fields.get("goal_row", "")[:3] or "?",
+            fields.get("goal_col", "")[:3] or "?",
+        )  # fmt: skip
+    )
+    head = ["Klotski layout"] + ([f"name: {title}"] if title else []) + [f"goal: {goal}", "--"]
+    rows = ["".join(row) for row in draft.rows]
+    return DraftText("\n".join(head + rows), first_line=len(head) + 1)

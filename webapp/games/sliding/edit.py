@@ -1,0 +1,39 @@
+"""The sliding puzzle's editor: a board of any size from solved, tiles that trade places
+(a drag from one to the other, or two clicks), and a draft written as ``size:`` and rows of
+numbers, 0 the hole."""
+
+from __future__ import annotations
+
+from webapp.games.base import Draft, DraftText, Look, Tool
+from webapp.games.sliding.level import Level, goal
+
+TOOLS = (Tool("s", "Swap two tiles", kind="swap"),)
+
+
+def looks(draft: Draft) -> dict[str, Look]:
+    shown = {"0": Look("hole", label="the hole")}
+    for tile in range(1, 64):  # every tile of the largest board: a resize needs no new looks
+        shown[str(tile)] = Look("tile", str(tile), f"tile {tile}")
+    return shown
+
+
+def blank(rows: int, cols: int) -> Draft:
+    """The solved board."""
+    tiles = goal(rows, cols)
+    return Draft([[str(t) for t in tiles[r * cols : (r + 1) * cols]] for r in range(rows)],
+                 {"title": ""})  # fmt: skip
+
+
+def draft_of(level: Level) -> Draft:
+    cols = level.cols
+    rows = [[str(t) for t in level.tiles[r * cols : (r + 1) * cols]] for r in range(level.rows)]
+    return Draft(rows, {"title": level.title})
+
+
+def draft_text(draft: Draft) -> DraftText:
+    rows, cols = len(draft.rows), len(draft.rows[0]) if draft.rows else 0
+    title = " ".join(draft.fields.get("title", "").split())
+    head = ([f"title: {title}"] if title else []) + [f"size: {rows}x{cols}"]
+    width = max((len(cell) for row in draft.rows for cell in row), default=1)
+    lines = [" ".join(cell.rjust(width) for cell in row) for row in draft.rows]
+    return DraftText("\n".join(head + lines), len(head) + 1, width + 1)

@@ -1,0 +1,99 @@
+"""Sokoban's editor: the palette (wall, floor, goal, box, player, erase), how each square
+is drawn, and a draft written as XSB.
+
+A draft's cells are XSB characters. Floor and the outside are both a space while drawing
+(the rules tell them apart by where the player can walk); the draft's text writes them as
+``-`` so that no row is dropped as empty and every square keeps its row and column.
+"""
+
+from __future__ import annotations
+
+from webapp.games.base import Draft, DraftText, Look, Tool
+from webapp.games.sokoban.level import Level
+
+WALL, FLOOR, GOAL, BOX, BOX_ON_GOAL, PLAYER, PLAYER_ON_GOAL = "#", " ", ".", "$", "*", "@", "+"
+#: What each character holds: a goal underneath, and what stands on it.
+_GOALS = {GOAL, BOX_ON_GOAL, PLAYER_ON_GOAL}
+
+TOOLS = (
+    Tool("w", "Wall", {"*": WALL}),
+    Tool("f", "Floor", {"*": FLOOR}),
+    Tool(
+        "g",
+        "Goal",
+        {
+            BOX: BOX_ON_GOAL,
+            PLAYER: PLAYER_ON_GOAL,
+            BOX_ON_GOAL: BOX_ON_GOAL,
+            PLAYER_ON_GOAL: PLAYER_ON_GOAL,
+            "*": GOAL,
+        },
+    ),  # fmt: skip
+    Tool(
+        "b",
+        "Box",
+        {GOAL: BOX_ON_GOAL, PLAYER_ON_GOAL: BOX_ON_GOAL, BOX_ON_GOAL: BOX_ON_GOAL, "*": BOX},
+    ),  # fmt: skip
+    Tool(
+        "p",
+        "Player",
+        {
+            GOAL: PLAYER_ON_GOAL,
+            BOX_ON_GOAL: PLAYER_ON_GOAL,
+            PLAYER_ON_GOAL: PLAYER_ON_GOAL,
+            "*": PLAYER,
+        },
+    ),  # fmt: skip
+    # Erase takes off the top thing: a box or the player first, then a goal or a wall.
+    Tool("e", "Erase", {BOX_ON_GOAL: GOAL, PLAYER_ON_GOAL: GOAL, "*": FLOOR}),
+)
+
+LOOKS = {
+    WALL: Look("wall", label="wall"),
+    FLOOR: Look("floor", label="floor"),
+    GOAL: Look("goal", label="goal"),
+    BOX: Look("floor box", label="box"),
+    BOX_ON_GOAL: Look("goal box", label="box on a goal"),
+    PLAYER: Look("floor player", label="player"),
+    PLAYER_ON_GOAL: Look("goal player", label="player on a goal"),
+}
+
+#: Boxes become goals and goals boxes; a box on a goal and the player stay as they are.
+SWAP = {BOX: GOAL, GOAL: BOX}
+
+
+def blank(rows: int, cols: int) -> Draft:
+    """A room: walls round the edge, floor inside."""
+    grid = [
+        [WALL if r in (0, rows - 1) or c in (0, cols - 1) else FLOOR for c in range(cols)]
+        for r in range(rows)
+    ]
+    return Draft(grid, {"title": ""})
+
+
+def draft_of(level: Level) -> Draft:
+    """The level's squares as XSB characters, on a grid as wide as its widest row."""
+    grid = []
+    for r in range(level.height):
+        row = []
+        for c in range(level.width):
+            i = r * level.width + c
+            goal = i in level.goals
+            if i in level.walls:
+                row.append(WALL)
+            elif i in level.boxes:
+                row.append(BOX_ON_GOAL if goal else BOX)
+            elif i == level.player:
+                row.append(PLAYER_ON_GOAL if goal else PLAYER)
+            else:
+                row.append(GOAL if goal else FLOOR)
+        grid.append(row)
+    return Draft(grid, {"title": level.title})
+
+
+def draft_text(draft: Draft) -> DraftText:
+    """XSB, the title first: ``Title:`` then the rows, floor written as ``-``."""
+    title = " ".join(draft.fields.get("title", "").split())
+    head = [f"Title: {title}"] if title else []
+    rows = ["".join("-" if cell == FLOOR else cell for cell in row) for row in draft.rows]
+    return DraftText("\n".join(head + rows), first_line=len(head) + 1)

@@ -1,0 +1,328 @@
+"""The level editor: ``/<game>/edit`` for every game whose package fills in the editing
+hooks (docs/game-interface.md, "The editor"), and the requests its page makes.
+
+The page draws and keeps the draft itself (static/js/editor.js); the server reads a draft
+back as the game's own level text, so the checks are the game's rules:
+- ``look``: the structure, at once, in this process (a parse, bounded by the editor's board
+  sizes): errors naming their square, and the squares no box may stand on;
+- ``verdict``: a bounded search in a solver child through the job runner (``task`` "check",
+  in the hint pool); a newer check of the same player cancels the one still running;
+- ``save``: test-play, save and share, through the one door that saves levels, at the
+  content address a paste of the same board gets.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlencode
+
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+)
+
+from webapp import games
+from webapp.core import sharing
+from webapp.core.catalog import CUSTOM, LevelRef
+from webapp.core.errors import NotFound, Refused
+from webapp.core.levels import get_game
+from webapp.games.base import Draft, DraftText, Game, LevelError, MoveError
+from webapp.jobs.base import Busy, Request, wait_for
+from webapp.search import Limits
+from webapp.web.budgets import client_key, limit, waiting_elsewhere
+from webapp.web.database import get_store
+from webapp.web.levels import find_level, shelf
+from webapp.web.players import player_id
+from webapp.web.solvers import get_runner
+
+bp = Blueprint("editing", __name__)
+
+#: The most bytes a draft may take as JSON (a 30 x 30 board takes about 4,000).
+MAX_DRAFT_BYTES = 40_000
+#: The longest title, author's name or other setting a draft may carry.
+MAX_FIELD = 80
+#: Seconds a verdict's search may take (the EDIT_TIME_LIMIT setting), and how long a page
+#: waits beyond that for its answer.
+EDIT_SECONDS = 5.0
+EDIT_GRACE = 5.0
+
+
+def editable(game_name: str) -> Game:
+    game = get_game(game_name)
+    if not game.editable:
+        raise NotFound(f"{game.title} has no editor yet.")
+    return game
+
+
+def read_draft(game: Game, raw: str) -> Draft:
+    """The draft a page sent, checked for shape and size before the game reads it."""
+    if len(raw.encode()) > MAX_DRAFT_BYTES:
+        raise Refused(f"The draft is too large (the most is {MAX_DRAFT_BYTES:,} bytes).")
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        raise Refused("The draft is not readable (JSON was expected).") from None
+    if not isinstance(data, dict):
+        raise Refused("The draft is not readable (an object was expected).")
+    rows, fields = data.get("rows"), data.get("fields", {})
+    if not isinstance(rows, list) or not rows or not all(isinstance(row, list) for row in rows):
+        raise Refused("The draft has no board (rows of cells were expected).")
+    low, high = game.edit_rows
+    if not low <= len(rows) <= high:
+        raise Refused(f"A {game.title} board has {low} to {high} rows, not {len(rows)}.")
+    low, high = game.edit_cols
+    width = len(rows[0])
+    if not low <= width <= high:
+        raise Refused(f"A {game.title} board has {low} to {high} columns, not {width}.")
+    if any(len(row) != width for row in rows):
+        raise Refused("Every row of the board must be as long as the first.")
+    if not isinstance(fields, dict):
+        raise Refused("The draft's settings are not readable.")
+    known = {"title"} | {field.name for field in game.edit_fields()}
+    kept = {}
+    for name, value in fields.items():
+        if name not in known or not isinstance(value, str):
+            raise Refused(f"The draft has a setting {str(name)[:20]!r} that {game.title} has not.")
+        if len(value) > MAX_FIELD:
+            raise Refused(f"The {name} is too long (the most is {MAX_FIELD} characters).")
+        kept[name] = value
+    draft = Draft([[str(cell) for cell in row] for row in rows], kept)
+    looks = game.edit_looks(draft)
+    for r, row in enumerate(draft.rows):
+        for c, cell in enumerate(row):
+            if cell not in looks:
+                raise Refused(
+                    f"Row {r + 1}, column {c + 1} holds {cell[:4]!r}, which is nothing a "
+                    f"{game.title} board has."
+                )
+    return draft
+
+
+def level_of(game: Game, draft: Draft) -> tuple[Any, DraftText]:
+    """The level a draft stands for, and its text; LevelError names what is wrong."""
+    written = game.draft_text(draft)
+    return game.parse(written.text)[0], written
+
+
+def structure(game: Game, draft: Draft) -> dict[str, Any]:
+    """What the rules say of a draft at once: errors (each naming its square where it has
+    one), and the squares where a box would be stuck for good."""
+    try:
+        level, _written = level_of(game, draft)
+    except LevelError as error:
+        written = game.draft_text(draft)
+        square = written.square(error.line, error.column)
+        return {
+            "ok": False,
+            "errors": [{"message": error.message, "square": list(square) if square else None}],
+            "dead": [],
+        }
+    dead = sorted(game.dead_squares(level))
+    return {"ok": True, "errors": [], "dead": [list(square) for square in dead]}
+
+
+# -- the page ---------------------------------------------------------------------------------
+@bp.get("/<game_name>/edit")
+def edit_page(game_name: str) -> str:
+    """The editor: a new board, the draft this browser keeps, or a copy of a level (``from``,
+    the level's path on this site)."""
+    game = editable(game_name)
+    copy, source = None, request.args.get("from", "")
+    if source:
+        parts = source.strip("/").split("/")
+        if len(parts) != 3 or parts[0] != game.name:
+            raise Refused(f"{source[:80]!r} is not the address of a {game.title} level.")
+        found = find_level(*parts)
+        draft = game.draft_of(found.level)
+        draft.fields["title"] = found.title or draft.fields.get("title", "")
+        copy = {"rows": draft.rows, "fields": draft.fields}
+    low_rows, high_rows = game.edit_rows
+    low_cols, high_cols = game.edit_cols
+    blank = game.blank_draft(*game.edit_size)
+    config = {
+        "game": game.name,
+        "title": game.title,
+        "tools": [
+            {"key": t.key, "label": t.label, "paints": dict(t.paints), "kind": t.kind}
+            for t in game.edit_tools()
+        ],
+        "looks": _looks(game, blank),
+        "actions": [
+            {"name": name, "label": label, "table": dict(table)}
+            for name, label, table in game.edit_actions()
+        ],
+        "fields": [vars(field) for field in game.edit_fields()],
+        "rows": [low_rows, high_rows],
+        "cols": [low_cols, high_cols],
+        "outside": game.edit_outside,
+        "blank": {"rows": blank.rows, "fields": blank.fields},
+        "copy": copy,
+        "source": source if copy else "",
+        "seconds": _seconds(),
+    }
+    return render_template("edit.html", game=game, config=config)
+
+
+def _looks(game: Game, draft: Draft) -> dict[str, dict[str, str]]:
+    return {value: vars(look) for value, look in game.edit_looks(draft).items()}
+
+
+def _seconds() -> float:
+    return float(current_app.config.get("EDIT_TIME_LIMIT", EDIT_SECONDS))
+
+
+@bp.get("/<game_name>/edit/blank")
+def blank_board(game_name: str) -> Response:
+    """A new empty board of the size asked for."""
+    game = editable(game_name)
+    sizes = []
+    for name, (low, high) in (("rows", game.edit_rows), ("cols", game.edit_cols)):
+        text = request.args.get(name, "")
+        if not text.isdecimal() or not low <= int(text) <= high:
+            raise Refused(f"The number of {name} is from {low} to {high}.")
+        sizes.append(int(text))
+    draft = game.blank_draft(*sizes)
+    return jsonify(rows=draft.rows, fields=draft.fields, looks=_looks(game, draft))
+
+
+# -- checks -----------------------------------------------------------------------------------
+@bp.post("/<game_name>/edit/look")
+@limit("edit_looks", "240 per minute", "The editor is checking a lot just now; wait a moment.")
+def look(game_name: str) -> Response:
+    """The structure of the draft: errors by square, and the dead squares."""
+    game = editable(game_name)
+    draft = read_draft(game, request.form.get("draft", ""))
+    return jsonify(**structure(game, draft), looks=_looks(game, draft))
+
+
+@bp.post("/<game_name>/edit/verdict")
+@limit("edit_verdicts", "60 per minute", "The solver has checked many drafts lately; wait.")
+def verdict(game_name: str) -> Response:
+    """The solver's verdict on the draft, from a bounded search in a solver child."""
+    game = editable(game_name)
+    draft = read_draft(game, request.form.get("draft", ""))
+    try:
+        level, _written = level_of(game, draft)
+    except LevelError as error:
+        return jsonify(status="invalid", html=_verdict_html(game, {"status": "invalid",
+                       "reason": error.message}), squares=[])  # fmt: skip
+    seconds = _seconds()
+    runner = get_runner()
+    board = f"{game.name}#edit"
+    earlier = runner.latest(player_id(), board)
+    if earlier is not None and not earlier.done:
+        earlier.stop()  # a newer draft: the older check's answer would be stale
+        wait_for(earlier, lambda job: job.done, 3.0)
+    check = Request(
+        game=game.name,
+        level_text=game.level_text(level),
+        moves=[],
+        algorithm="",
+        limits=Limits(seconds=seconds, nodes=None, memory_mb=1024),
+        owner=player_id(),
+        board=board,
+        game_module=games.module_of(game.name),
+        tables_dir=current_app.instance_path,
+        client=client_key(),
+        kind="hint",
+        task="check",
+    )
+    try:
+        job = runner.submit(check)
+    except Busy as busy:
+        return jsonify(status="busy", html=_verdict_html(game, {"status": "busy",
+                       "reason": str(busy)}), squares=[])  # fmt: skip
+    with job, waiting_elsewhere():
+        result = job.wait(seconds + EDIT_GRACE)
+    runner.forget(job)
+    if result is None or "verdict" not in result.extra:
+        if result is not None and result.status == "cancelled":
+            found = {"status": "stale", "reason": "a newer draft is being checked"}
+        elif result is not None and result.error:
+            found = {"status": "unknown", "reason": f"the check failed: {result.error}"}
+        else:
+            found = {"status": "unknown", "reason": f"not decided within {seconds:g} s"}
+    else:
+        found = result.extra["verdict"]
+    return jsonify(
+        status=found["status"],
+        html=_verdict_html(game, found),
+        squares=found.get("squares", []),
+        solution=found.get("solution", ""),
+    )
+
+
+def _verdict_html(game: Game, found: dict[str, Any]) -> str:
+    return render_template("partials/verdict.html", game=game, verdict=found, seconds=_seconds())
+
+
+# -- test-play, save and share ----------------------------------------------------------------
+@bp.post("/<game_name>/edit/save")
+@limit("pastes", "60 per hour", "You have shared many levels this hour; please wait a while.")
+def save(game_name: str) -> Response:
+    """The draft saved at its content address: to test-play it (``intent`` play, or watch with
+    the solver's ``moves``), or to keep it as the player's own, signed with an author's name."""
+    game = editable(game_name)
+    draft = read_draft(game, request.form.get("draft", ""))
+    intent = request.form.get("intent", "save")
+    if intent not in ("save", "play", "watch"):
+        raise Refused("The editor can save, test-play or watch a draft; nothing else.")
+    author = " ".join(request.form.get("author", "").split())
+    if len(author) > MAX_FIELD:
+        raise Refused(f"The author's name is too long (the most is {MAX_FIELD} characters).")
+    try:
+        level, _written = level_of(game, draft)
+    except LevelError as error:
+        raise Refused(f"The level cannot be played yet: {error.message}") from None
+    ref: LevelRef = sharing.save_levels(shelf(), game, [level])[0][0]
+    if intent == "save":
+        get_store().save_authored(player_id(), game.name, ref.custom_id or "", author)
+        return redirect(ref.path, code=303)
+    if intent == "watch":
+        moves = request.form.get("moves", "")
+        try:
+            game.split_moves(moves)
+        except MoveError as error:
+            raise Refused(f"The solution cannot be read: {error}") from None
+        return redirect(f"{ref.path}?{urlencode({'edited': 1, 'moves': moves})}", code=303)
+    return redirect(f"{ref.path}?edited=1", code=303)
+
+
+def authored(game: Game) -> list[dict[str, str]]:
+    """The levels this player saved from the editor, for the game's page."""
+    if not player_id() or not game.editable:
+        return []
+    store = get_store()
+    shown = []
+    for level_id, author in store.authored(player_id(), game.name)[:50]:
+        text = store.load_level(game.name, level_id)
+        if text is None:
+            continue
+        title = store.title(player_id(), game.name, level_id)
+        if title is None:
+            title = game.level_title(game.parse(text)[0])
+        ref = LevelRef(game.name, CUSTOM, custom_id=level_id)
+        shown.append({"path": ref.path, "title": title or "Untitled", "author": author})
+    return shown
+
+
+def author_of(ref: LevelRef) -> str:
+    """Who made a level in the editor, as they signed it ("" for any other level)."""
+    if ref.collection != CUSTOM or not ref.custom_id:
+        return ""
+    return get_store().author(ref.game, ref.custom_id) or ""
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
+
+    @app.context_processor
+    def editor_helpers() -> dict[str, Any]:
+        return {"author_of": author_of, "authored_levels": authored}
