@@ -1,5 +1,6 @@
 """The command line: ``python -m webapp solve GAME FILE ...``, ``... algorithms GAME``,
 ``... generate GAME [--difficulty D] [--seed S] [--count N]`` (levels made to order),
+``... check GAME FILE [--level N] [--time-limit S]`` (a verdict on each level, for designers),
 ``... warm`` (compile the solvers' kernels ahead of the first solve) and ``... tables GAME
 FOLDER`` (build the tables a game's solvers keep on disk).
 
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from webapp import games
+from webapp.checking import Verdict, check
 from webapp.games.base import DIFFICULTIES, LevelError
 from webapp.generating import SEED, generate
 from webapp.search import Limits
@@ -54,6 +56,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     made.add_argument("--count", type=int, default=1, help="how many levels (seed, seed-2, ...)")
     made.add_argument("--size", default="", help="a board size the game offers (e.g. 3x3)")
+    checking = commands.add_parser(
+        "check", help="a verdict on each level of a file: solvable, unsolvable, unknown, invalid"
+    )
+    checking.add_argument("game", help=" or ".join(games.names()))
+    checking.add_argument("file", help="a level file or collection")
+    checking.add_argument("--level", type=int, help="only this level (1-based)")
+    checking.add_argument("--time-limit", type=float, default=5.0, help="seconds per level")
     tables = commands.add_parser("tables", help="build the tables a game's solvers keep on disk")
     tables.add_argument("game")
     tables.add_argument("folder", type=Path, help="where to keep them (the app's instance folder)")
@@ -189,6 +198,81 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def read_levels(game: games.Game, text: str) -> list[Any | LevelError]:
+    """Every level of a file, or the LevelError that stops one. A file the game cannot
+    parse whole is read again around the fault: the levels before the paragraph (the run of
+    non-blank lines) at fault, that paragraph as one invalid level, then on after it."""
+    lines = text.split("\n")
+    found: list[Any | LevelError] = []
+    start = 0  # lines before this are read already (blanked, so line numbers stay true)
+    while "".join(lines[start:]).strip():
+        try:
+            found.extend(game.parse("\n" * start + "\n".join(lines[start:])))
+            break
+        except LevelError as exc:
+            fault = (exc.line or 0) - 1
+            if fault < start:  # no line to split at
+                if start == 0 or exc.line is not None:
+                    found.append(exc)
+                break
+            top = fault
+            while top > start and lines[top - 1].strip():
+                top -= 1
+            bottom = fault
+            while bottom + 1 < len(lines) and lines[bottom + 1].strip():
+                bottom += 1
+            if "".join(lines[start:top]).strip():
+                try:
+                    found.extend(game.parse("\n" * start + "\n".join(lines[start:top])))
+                except LevelError as before:
+                    if before.line is not None:  # not only comments: the levels do not split
+                        found.append(exc)
+                        break
+            found.append(exc)
+            start = bottom + 1
+    return found
+
+
+def check_record(
+    game: games.Game, number: int, level: Any | LevelError, seconds: float
+) -> dict[str, Any]:
+    """The JSON object of one checked level, as docs/cli.md spells it."""
+    if isinstance(level, LevelError):
+        default = game.algorithms().get(game.default_algorithm)
+        verdict = Verdict("invalid", level.message, metric=default.metric if default else "moves")
+        title = ""
+        errors = [{"line": level.line, "column": level.column, "message": level.message}]
+    else:
+        verdict = check(game, level, seconds)
+        title = game.level_title(level)
+        errors = []
+    out = {"game": game.name, "level": number, "title": title} | verdict.to_dict()
+    out["errors"] = errors
+    return out
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """A verdict on each level: solvable (proved shortest or not), unsolvable (with the
+    proof's reason), unknown within the time limit, or invalid (where the text is wrong)."""
+    game = _game(args.game)
+    seconds = args.time_limit
+    if not (math.isfinite(seconds) and 0 < seconds <= 86_400):
+        raise UsageError("--time-limit must be a number of seconds between 0 and 86400")
+    if args.level is not None and args.level <= 0:
+        raise UsageError("--level counts from 1")
+    levels = read_levels(game, read_level_file(args.file))
+    numbers = range(1, len(levels) + 1)
+    if args.level is not None:
+        if not 1 <= args.level <= len(levels):
+            raise UsageError(f"--level {args.level}: the file has levels 1 to {len(levels)}")
+        numbers = range(args.level, args.level + 1)
+    game.use_disk_tables(INSTANCE)
+    for number in numbers:
+        out = check_record(game, number, levels[number - 1], seconds)
+        print(json.dumps(out, ensure_ascii=False), flush=True)
+    return 0
+
+
 def cmd_algorithms(args: argparse.Namespace) -> int:
     game = _game(args.game)
     for name, algorithm in game.algorithms().items():
@@ -236,6 +320,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_tables(args)
         if args.command == "generate":
             return cmd_generate(args)
+        if args.command == "check":
+            return cmd_check(args)
         return cmd_algorithms(args)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
