@@ -1,6 +1,8 @@
 """The command line: ``python -m webapp solve GAME FILE ...``, ``... algorithms GAME``,
 ``... generate GAME [--difficulty D] [--seed S] [--count N]`` (levels made to order),
 ``... check GAME FILE [--level N] [--time-limit S]`` (a verdict on each level, for designers),
+``... improve GAME FILE --level N --solution MOVES [--metric M] [--time-limit S]`` (a
+solution made shorter),
 ``... warm`` (compile the solvers' kernels ahead of the first solve) and ``... tables GAME
 FOLDER`` (build the tables a game's solvers keep on disk).
 
@@ -14,12 +16,13 @@ import json
 import math
 import random
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from webapp import games
 from webapp.checking import Verdict, check
-from webapp.games.base import DIFFICULTIES, LevelError
+from webapp.games.base import DIFFICULTIES, LevelError, MoveError
 from webapp.generating import SEED, generate
 from webapp.search import Limits
 from webapp.solving import solve
@@ -63,6 +66,15 @@ def _parser() -> argparse.ArgumentParser:
     checking.add_argument("file", help="a level file or collection")
     checking.add_argument("--level", type=int, help="only this level (1-based)")
     checking.add_argument("--time-limit", type=float, default=5.0, help="seconds per level")
+    better = commands.add_parser(
+        "improve", help="a solution made shorter in moves or pushes (games that improve them)"
+    )
+    better.add_argument("game")
+    better.add_argument("file", help="a level file or collection")
+    better.add_argument("--level", type=int, default=1, help="the level (1-based; default 1)")
+    better.add_argument("--solution", required=True, help="the moves, in the game's notation")
+    better.add_argument("--metric", default=None, help="what to shorten (Sokoban: moves, pushes)")
+    better.add_argument("--time-limit", type=float, default=10.0, help="seconds at most")
     tables = commands.add_parser("tables", help="build the tables a game's solvers keep on disk")
     tables.add_argument("game")
     tables.add_argument("folder", type=Path, help="where to keep them (the app's instance folder)")
@@ -273,6 +285,57 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_improve(args: argparse.Namespace) -> int:
+    """A solution made no longer in the metric, shorter where the game's optimizer finds a way
+    within the time limit: one JSON object, as ``solve`` prints them."""
+    game = _game(args.game)
+    metrics = getattr(game, "improves", ())
+    if not metrics:
+        raise UsageError(f"{game.name} has no solution optimizer")
+    metric = args.metric or metrics[0]
+    if metric not in metrics:
+        raise UsageError(f"--metric is one of {', '.join(metrics)}")
+    seconds = args.time_limit
+    if not (math.isfinite(seconds) and 0 < seconds <= 86_400):
+        raise UsageError("--time-limit must be a number of seconds between 0 and 86400")
+    text = read_level_file(args.file)
+    try:
+        levels = game.parse(text)
+    except LevelError as exc:
+        raise UsageError(f"{args.file}: {exc}") from None
+    if not 1 <= args.level <= len(levels):
+        raise UsageError(f"--level {args.level}: the file has levels 1 to {len(levels)}")
+    level = levels[args.level - 1]
+    try:
+        moves = game.split_moves(args.solution)
+    except MoveError as exc:
+        raise UsageError(f"--solution: {exc}") from None
+    started = time.monotonic()
+    try:
+        better = game.improve(level, moves, metric, seconds)
+    except ValueError as exc:
+        raise UsageError(f"--solution does not solve level {args.level}: {exc}") from None
+    counted = game.count(level, better.moves)
+    out: dict[str, Any] = {
+        "game": game.name,
+        "level": args.level,
+        "title": game.level_title(level),
+        "algorithm": "improve",
+        "status": "solved",
+        "solution": game.join_moves(better.moves),
+        "length": counted[metric],
+        "metric": metric,
+        "optimal": False,
+        "original_length": game.count(level, moves)[metric],
+        "expanded": better.expanded,
+        "finished": better.finished,
+        "seconds": round(time.monotonic() - started, 4),
+    }
+    out.update(counted)
+    print(json.dumps(out, ensure_ascii=False), flush=True)
+    return 0
+
+
 def cmd_algorithms(args: argparse.Namespace) -> int:
     game = _game(args.game)
     for name, algorithm in game.algorithms().items():
@@ -322,6 +385,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_generate(args)
         if args.command == "check":
             return cmd_check(args)
+        if args.command == "improve":
+            return cmd_improve(args)
         return cmd_algorithms(args)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
