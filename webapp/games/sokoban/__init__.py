@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from random import Random
+from typing import TYPE_CHECKING
 
 from webapp.games.base import (
     Algorithm,
@@ -18,6 +19,9 @@ from webapp.games.base import (
 )
 from webapp.games.sokoban.level import Level, parse_collection
 from webapp.games.sokoban.position import DIRECTIONS, Position, step_offset, walk
+
+if TYPE_CHECKING:
+    from webapp.games.sokoban.optimize import Improvement
 
 
 class Sokoban(Game[Level, Position]):
@@ -147,6 +151,16 @@ class Sokoban(Game[Level, Position]):
         from webapp.games.sokoban.solver import ALGORITHMS
 
         return ALGORITHMS
+
+    #: The metrics a solution can be improved in (``improve``), the default first.
+    improves = ("moves", "pushes")
+
+    def improve(self, level: Level, moves: list[str], metric: str, seconds: float) -> Improvement:
+        """A solution made no longer in ``metric``, shorter where a search finds a way
+        (optimize.py); ValueError when ``moves`` do not solve the level."""
+        from webapp.games.sokoban.optimize import improve
+
+        return improve(self, level, moves, metric, seconds)
 
     def warm_up(self) -> None:
         from webapp.games.sokoban.warmup import warm_up
