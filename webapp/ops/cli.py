@@ -279,6 +279,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise UsageError(f"--level {args.level}: the file has levels 1 to {len(levels)}")
         numbers = range(args.level, args.level + 1)
     game.use_disk_tables(INSTANCE)
+    game.warm_up()  # as in a solver child: the time limit is the search's, not the compiler's
     for number in numbers:
         out = check_record(game, number, levels[number - 1], seconds)
         print(json.dumps(out, ensure_ascii=False), flush=True)
