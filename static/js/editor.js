@@ -23,6 +23,7 @@
   let picked = null;                // a swap tool's first cell
   let marks = { errors: [], dead: [], squares: [] };
   let stroke = null;                // the draft before a drag began, and the cells it painted
+  let shownSize = "";               // the size the size fields were last set to
 
   function clone(d) { return JSON.parse(JSON.stringify(d)); }
   function csrf() {
@@ -206,37 +207,53 @@
     marks.errors.forEach(e => { if (e.square) errorAt.set(key(e.square[0], e.square[1]), e.message); });
     marks.dead.forEach(s => dead.add(key(s[0], s[1])));
     marks.squares.forEach(s => flagged.add(key(s[0], s[1])));
-    const cells = [];
+    // Cells are kept and changed in place (a pointer or a screen reader stays on its cell);
+    // only a new size makes them anew.
+    if (board.children.length !== h * w || board.dataset.size !== h + "x" + w) {
+      const cells = [];
+      for (let i = 0; i < h * w; i++) {
+        const div = document.createElement("div");
+        div.dataset.cell = key(Math.floor(i / w), i % w);
+        div.setAttribute("role", "gridcell");
+        cells.push(div);
+      }
+      board.replaceChildren(...cells);
+      board.dataset.size = h + "x" + w;
+    }
     for (let r = 0; r < h; r++) {
       for (let c = 0; c < w; c++) {
         const value = draft.rows[r][c];
         const look = looks[value] || { classes: "floor", symbol: value, label: value };
-        const div = document.createElement("div");
+        const div = board.children[r * w + c];
         let classes = "cell " + look.classes;
         if (dead.has(key(r, c))) classes += " edit-dead";
         if (errorAt.has(key(r, c))) classes += " edit-error";
         if (flagged.has(key(r, c))) classes += " edit-flag";
         if (cursor[0] === r && cursor[1] === c) classes += " edit-cursor";
         if (picked && picked[0] === r && picked[1] === c) classes += " selected";
-        div.className = classes;
-        div.dataset.cell = key(r, c);
-        div.setAttribute("role", "gridcell");
-        div.title = look.label + (errorAt.has(key(r, c)) ? ": " + errorAt.get(key(r, c)) : "");
-        if (look.symbol) {
-          const span = document.createElement("span");
-          span.className = look.classes.indexOf("tile") >= 0 ? "number" : "symbol";
-          span.textContent = look.symbol;
-          span.setAttribute("aria-hidden", "true");
-          div.appendChild(span);
+        if (div.className !== classes) div.className = classes;
+        const title = look.label + (errorAt.has(key(r, c)) ? ": " + errorAt.get(key(r, c)) : "");
+        if (div.title !== title) div.title = title;
+        const symbol = look.symbol || "";
+        if ((div.textContent || "") !== symbol) {
+          div.replaceChildren();
+          if (symbol) {
+            const span = document.createElement("span");
+            span.className = look.classes.indexOf("tile") >= 0 ? "number" : "symbol";
+            span.textContent = symbol;
+            span.setAttribute("aria-hidden", "true");
+            div.appendChild(span);
+          }
         }
-        cells.push(div);
       }
     }
-    board.replaceChildren(...cells);
     document.querySelector('[data-act="undo"]').disabled = !done.length;
     document.querySelector('[data-act="redo"]').disabled = !undone.length;
-    document.getElementById("edit-rows").value = h;
-    document.getElementById("edit-cols").value = w;
+    if (shownSize !== h + "x" + w) {  // only on a change of size: never over what is being typed
+      shownSize = h + "x" + w;
+      document.getElementById("edit-rows").value = h;
+      document.getElementById("edit-cols").value = w;
+    }
     fillPieces();
     where();
   }
@@ -297,8 +314,9 @@
       post("look").then(data => {
         if (number !== asked) return;
         if (data.looks) looks = Object.assign({}, looks, data.looks);
-        marks.errors = data.errors; marks.dead = data.dead; marks.squares = [];
+        marks.errors = data.errors; marks.dead = data.dead; marks.squares = data.squares || [];
         showErrors(); render();
+        if (data.verdict) return verdictShow(data.verdict);  // the rules alone prove it unsolvable
         if (!data.ok) {
           verdictShow('<div class="verdict verdict-invalid" data-status="invalid"><p class="verdict-head">Not a level yet: fix what is listed under the board.</p></div>');
           return;

@@ -7,10 +7,20 @@ wall. A move is ``l`` or ``r``: one cell that way. Reach the flag.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from webapp.games.base import Algorithm, Game, IllegalMove, LevelError, MoveError
+from webapp.games.base import (
+    Algorithm,
+    Draft,
+    DraftText,
+    Game,
+    IllegalMove,
+    LevelError,
+    Look,
+    MoveError,
+    Tool,
+)
 from webapp.search import Monitor, Result, SearchProblem, bfs
 
 STEPS = {"l": -1, "r": 1}
@@ -106,6 +116,39 @@ class Hop(Game[Line, int]):
 
     def algorithms(self) -> dict[str, Algorithm]:
         return {"bfs": Algorithm("bfs", "Breadth-first: fewest hops", "moves", True, _solve)}
+
+    # The editor: its hooks alone give Hop a page at /hop/edit.
+    editable = True
+    edit_rows = (1, 1)
+    edit_cols = (3, 30)
+    edit_size = (1, 8)
+
+    def edit_tools(self) -> Sequence[Tool]:
+        return (
+            Tool("o", "Ground", {"*": "."}),
+            Tool("w", "Wall", {"*": "#"}),
+            Tool("h", "Hopper", {"*": "@"}),
+            Tool("g", "Flag", {"*": "G"}),
+        )
+
+    def edit_looks(self, draft: Draft) -> Mapping[str, Look]:
+        return {
+            ".": Look("", label="ground"),
+            "#": Look("wall", label="wall"),
+            "@": Look("hopper", label="hopper"),
+            "G": Look("flag", label="flag"),
+        }
+
+    def blank_draft(self, rows: int, cols: int) -> Draft:
+        return Draft([["."] * cols], {"title": ""})
+
+    def draft_of(self, level: Line) -> Draft:
+        return Draft([list(level.cells)], {"title": level.title})
+
+    def draft_text(self, draft: Draft) -> DraftText:
+        cells = "".join(draft.rows[0])
+        title = " ".join(draft.fields.get("title", "").replace("|", " ").split())
+        return DraftText(f"{title}|{cells}" if title else cells, 1, 1)
 
 
 class _Problem(SearchProblem[int]):

@@ -52,7 +52,8 @@ def check_titles(game: Game, levels: Sequence[Any]) -> None:
 def save_levels(shelf: Shelf, game: Game, levels: Sequence[Any]) -> list[tuple[LevelRef, str]]:
     """Keep the first ``MAX_LEVELS`` of ``levels``; each one's address and title. A board
     pasted before under another title keeps its first title for everyone else, and this
-    player sees theirs. TooMany when a budget is spent: nothing is saved then."""
+    player sees theirs; one kept without a title takes the first title given. TooMany when
+    a budget is spent: nothing is saved then."""
     store = shelf.store
     if store.levels_bytes() > shelf.budget_bytes:
         raise TooMany(FULL)
@@ -71,7 +72,11 @@ def save_levels(shelf: Shelf, game: Game, levels: Sequence[Any]) -> list[tuple[L
     for level, (level_id, canonical) in zip(levels, kept, strict=False):
         store.save_level(game.name, level_id, canonical)
         title = game.level_title(level)
-        if title and store.load_level(game.name, level_id) != canonical:
-            store.save_title(shelf.player, game.name, level_id, title)
+        stored = store.load_level(game.name, level_id)
+        if title and stored is not None and stored != canonical:
+            if game.level_title(game.parse(stored)[0]):
+                store.save_title(shelf.player, game.name, level_id, title)
+            else:  # kept untitled so far (a test-play from the editor): the first title given
+                store.title_level(game.name, level_id, canonical)
         saved.append((LevelRef(game.name, CUSTOM, custom_id=level_id), title))
     return saved

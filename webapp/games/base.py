@@ -114,6 +114,12 @@ class LevelError(ValueError):
         super().__init__(where + message)
 
 
+class UnsolvableLevel(LevelError):
+    """A level text well formed but proved impossible by its rules alone (a Vexed colour with
+    one block, a sliding puzzle of the wrong parity): the editor's verdict "unsolvable",
+    with the square at fault."""
+
+
 class MoveError(ValueError):
     """A move string that is not in the game's notation."""
 

@@ -500,6 +500,10 @@ class Store:
             (game, level_id, text, self.clock()),
         )
 
+    def title_level(self, game: str, level_id: str, text: str) -> None:
+        """Give an untitled level its first title: ``text`` is the same board, titled."""
+        self.run("UPDATE levels SET text=? WHERE game=? AND id=?", (text, game, level_id))
+
     def save_title(self, player: str, game: str, level_id: str, title: str) -> None:
         """Keep the title this player gave a pasted level (the level's text keeps the first)."""
         self.run(

@@ -33,7 +33,7 @@ from webapp.core import sharing
 from webapp.core.catalog import CUSTOM, LevelRef
 from webapp.core.errors import NotFound, Refused
 from webapp.core.levels import get_game
-from webapp.games.base import Draft, DraftText, Game, LevelError, MoveError
+from webapp.games.base import Draft, DraftText, Game, LevelError, MoveError, UnsolvableLevel
 from webapp.jobs.base import Busy, Request, wait_for
 from webapp.search import Limits
 from webapp.web.budgets import client_key, limit, waiting_elsewhere
@@ -116,9 +116,18 @@ def structure(game: Game, draft: Draft) -> dict[str, Any]:
     one), and the squares where a box would be stuck for good."""
     try:
         level, _written = level_of(game, draft)
+    except UnsolvableLevel as proof:  # well formed, and the rules alone say it cannot be won
+        square = game.draft_text(draft).square(proof.line, proof.column)
+        found = {"status": "unsolvable", "reason": proof.message}
+        return {
+            "ok": False,
+            "errors": [],
+            "dead": [],
+            "squares": [list(square)] if square else [],
+            "verdict": _verdict_html(game, found),
+        }
     except LevelError as error:
-        written = game.draft_text(draft)
-        square = written.square(error.line, error.column)
+        square = game.draft_text(draft).square(error.line, error.column)
         return {
             "ok": False,
             "errors": [{"message": error.message, "square": list(square) if square else None}],

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from random import Random
 
-from webapp.games.base import MAX_LEVEL_TEXT, LevelError
+from webapp.games.base import MAX_LEVEL_TEXT, LevelError, UnsolvableLevel
 
 MIN_SIDE = 2
 MAX_SIDE = 8
@@ -128,7 +128,7 @@ def check_board(
             else "on a board of even width the inversions plus the hole's row counted from "
             "the bottom must be even, and every move keeps that parity"
         )
-        raise LevelError(
+        raise UnsolvableLevel(
             f"this board cannot be solved: {rule} (swapping two tiles would fix it)",
             line,
             column,

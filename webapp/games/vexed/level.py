@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from webapp.games.base import MAX_LEVEL_TEXT, LevelError
+from webapp.games.base import MAX_LEVEL_TEXT, LevelError, UnsolvableLevel
 
 #: A board larger than this in either direction is refused (the published ones are at most 12).
 MAX_SIDE = 32
@@ -190,7 +190,7 @@ def _parse_picture(
     for colour in sorted(blocks, key=lambda c: where[c]):
         if blocks[colour] == 1:
             number, column = where[colour]
-            raise LevelError(
+            raise UnsolvableLevel(
                 f"colour {colour!r} has only one block, so it can never vanish",
                 number,
                 column,
