@@ -59,6 +59,22 @@
     flash.timer = setTimeout(() => box.classList.remove("show"), 4000);
   }
 
+  // Whether input waits: a game animates a move (hold), or the positions between the moves
+  // of one answer show (motion.js).
+  function busy() {
+    const game = current();
+    const motion = window.PuzzleLab && window.PuzzleLab.motion;
+    return Boolean((motion && motion.walking()) || (game && game.hold && game.hold()));
+  }
+
+  // Ends what busy() waits for, at once.
+  function skip() {
+    const game = current();
+    const motion = window.PuzzleLab && window.PuzzleLab.motion;
+    if (motion && motion.walking()) animation((m) => m.skip());
+    if (game && game.hold && game.hold() && game.skip) game.skip();
+  }
+
   // Moves alone (a key, a drag), with the same fields, can share one request.
   function joinable(a, b) {
     const plain = (v) => v.action === "move" && Object.keys(v).every((k) => ["action", "moves", "quiet"].includes(k));
@@ -68,10 +84,9 @@
   function pump() {
     const level = page();
     if (!level) { queue.length = 0; return; }
-    const game = current();
-    // A key faster than the game's animation: the animation jumps to its end.
-    if (game && game.hold && game.hold() && game.skip && queue.length > 0) game.skip();
-    if (game && game.hold && game.hold()) {
+    // A key faster than the animation: the animation jumps to its end.
+    if (busy() && queue.length > 0) skip();
+    if (busy()) {
       if (!holding) { holding = true; setTimeout(() => { holding = false; pump(); }, 50); }
       return;
     }
@@ -126,10 +141,9 @@
   // While the game animates a move (hold), the newest answer waits its turn to be shown.
   let waiting = null;
   function showPlay(html) {
-    const game = current();
-    // The next answer while the game still animates the last: the animation jumps to its end.
-    if (game && game.hold && game.hold() && game.skip) game.skip();
-    if (game && game.hold && game.hold()) {
+    // The next answer while the last still animates: the animation jumps to its end.
+    if (busy()) skip();
+    if (busy()) {
       if (waiting === null) setTimeout(() => { const next = waiting; waiting = null; showPlay(next); }, 50);
       waiting = html;
       return;
@@ -247,8 +261,15 @@
       if (values) send(values);
       return;
     }
-    const cell = event.target.closest("#play .board [data-cell]");
+    let cell = event.target.closest("#play .board [data-cell]");
     const game = current();
+    if (cell && busy()) {
+      // A click on a position shown between the moves of an answer: the same square of
+      // the board the game rests on.
+      skip();
+      const kind = cell.classList.item(0);
+      cell = document.querySelector('#play .board [data-cell="' + cell.dataset.cell + '"]' + (kind ? "." + kind : ""));
+    }
     if (cell && game && game.click) {
       const values = game.click(cell);
       if (values) send(values);
@@ -634,6 +655,6 @@
     flash: flash,
     register: (name, handlers) => { games[name] = handlers; },
     game: (name) => games[name] || null,
-    hold: () => { const game = current(); return Boolean(game && game.hold && game.hold()); },
+    hold: busy,
   };
 })();

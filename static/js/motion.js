@@ -53,6 +53,7 @@
 
   // Where each piece of the board on screen stands, before it is replaced.
   function measure(old) {
+    if (walking) walking.end();  // the next board starts from the last of this answer's
     const play = old || document.getElementById("play");
     const shown = play ? play.querySelector(".board") : null;
     const handlers = game();
@@ -67,36 +68,135 @@
     };
   }
 
+  // The pieces of a board as measure() notes them: a key each, and where it stands.
+  function places(shown, before) {
+    const handlers = game();
+    if (!shown || !handlers || !handlers.movers) return [];
+    return handlers.movers(shown, before).map((p) => ({ key: p.key, x: p.element.offsetLeft, y: p.element.offsetTop }));
+  }
+
+  // Glides the pieces of a board just drawn from where they stood on the last (``pieces``);
+  // what each did: {moved: a piece changed place, pushed: a moved piece was pushed}.
+  function glideFrom(pieces, shown, ms) {
+    const handlers = game();
+    const did = { moved: false, pushed: false };
+    if (!shown || !handlers || !handlers.movers) return did;
+    const was = new Map(pieces.map((p) => [p.key, p]));
+    handlers.movers(shown, pieces).forEach((p) => {
+      const from = was.get(p.key);
+      if (!from) return;
+      const dx = from.x - p.element.offsetLeft;
+      const dy = from.y - p.element.offsetTop;
+      if (Math.abs(dx) < 0.5 && Math.abs(dy) < 0.5) return;
+      did.moved = true;
+      // Only in a straight line: a way round corners (a walk, a piece taken along a path)
+      // would cut through walls and pieces, so it jumps.
+      if (!ms || (Math.abs(dx) >= 0.5 && Math.abs(dy) >= 0.5)) return;
+      if (glide(p.element, dx, dy, ms, p.pseudo) && p.pushed) did.pushed = true;
+    });
+    return did;
+  }
+
+  // -- Several moves in one answer (a walk, a path, keys faster than the answers): the
+  // positions between them (the play partial's .steps) are shown one a step before the board
+  // that was drawn, each piece gliding square by square. The next key or answer ends it.
+  let walking = null;  // {end} while those positions show
+  let pressing = false;  // a pointer is down on the board (its click is still to come)
+  document.addEventListener("pointerdown", (event) => {
+    pressing = Boolean(event.target.closest && event.target.closest("#play .board"));
+  }, true);
+  const lift = () => { setTimeout(() => { pressing = false; }, 0); };
+  document.addEventListener("pointerup", lift, true);
+  document.addEventListener("pointercancel", lift, true);
+
+  function boardOf(template) {
+    const holder = document.createElement("template");
+    holder.innerHTML = template.innerHTML.trim();
+    return holder.content.firstElementChild;
+  }
+
+  function walk(before, play) {
+    const steps = play.querySelector(".steps");
+    if (!steps) return false;
+    const boards = Array.from(steps.querySelectorAll("template")).map(boardOf).filter(Boolean);
+    steps.remove();
+    const still = play.querySelector(".board");
+    const ms = stepMs();
+    if (!still || boards.length === 0 || !ms || before.playing) return false;
+    // A dragged piece is already where its moves took it: nothing to show in between.
+    if (!glideFrom(before.pieces, still, 0).moved) return false;
+    const holder = still.parentElement;
+    const shown = boards.concat([still]);
+    // A long walk goes faster, so it never takes much more than two seconds.
+    const each = Math.max(30, Math.min(ms, Math.floor(2000 / shown.length)));
+    let current = still;
+    let from = before.pieces;
+    let index = 0;
+    let timer = null;
+
+    function show(next) {
+      const focused = document.activeElement === current;
+      if (current.parentElement === holder) holder.replaceChild(next, current);
+      if (focused) { next.tabIndex = 0; next.focus({ preventScroll: true }); }
+      current = next;
+      const pieces = from;
+      from = places(next, pieces);
+      return glideFrom(pieces, next, each);
+    }
+
+    function ended() {
+      walking = null;
+      const handlers = game();
+      // What a game marks on its board (a selection) is marked on the board it rests on.
+      if (handlers && handlers.afterSwap) handlers.afterSwap();
+    }
+
+    function step() {
+      // A finger or button down on the board: its click lands on the board it went down on.
+      if (pressing) { timer = setTimeout(step, 30); return; }
+      const did = show(shown[index]);
+      if (did.moved) sound(did.pushed ? "push" : "move");
+      index += 1;
+      if (index < shown.length) timer = setTimeout(step, each);
+      else timer = setTimeout(ended, each);
+    }
+
+    walking = {
+      end: () => {
+        clearTimeout(timer);
+        finish();
+        if (current !== still) {
+          const focused = document.activeElement === current;
+          if (current.parentElement === holder) holder.replaceChild(still, current);
+          if (focused) still.focus({ preventScroll: true });
+          current = still;
+        }
+        ended();
+      },
+    };
+    step();
+    return true;
+  }
+
   // After the new board is drawn: glide its pieces from where the old ones stood.
   function animate(before, fresh) {
     const play = fresh || document.getElementById("play");
     if (!before || !play) return;
     const moves = Number(play.dataset.moves || 0);
     const solved = play.classList.contains("is-solved");
+    if (walk(before, play)) {
+      if (solved && !before.solved) whenStill(celebrate);
+      return;
+    }
     const ms = stepMs();
     // Keys faster than the motion: the step on screen ends, the new board shows at once.
     const skip = before.playing || !ms;
-    const shown = play.querySelector(".board");
-    const handlers = game();
-    let pushed = false;
-    if (!skip && shown && handlers && handlers.movers) {
-      const was = new Map(before.pieces.map((p) => [p.key, p]));
-      handlers.movers(shown, before.pieces).forEach((p) => {
-        const from = was.get(p.key);
-        if (!from) return;
-        const dx = from.x - p.element.offsetLeft;
-        const dy = from.y - p.element.offsetTop;
-        // Only in a straight line: a way round corners (a walk, a piece taken along a path)
-        // would cut through walls and pieces, so it jumps.
-        if (Math.abs(dx) >= 0.5 && Math.abs(dy) >= 0.5) return;
-        if (glide(p.element, dx, dy, ms, p.pseudo) && p.pushed) pushed = true;
-      });
-    }
-    if (moves !== before.moves) sound(moves > before.moves ? (pushed ? "push" : "move") : "undo");
+    const did = skip ? { pushed: false } : glideFrom(before.pieces, play.querySelector(".board"), ms);
+    if (moves !== before.moves) sound(moves > before.moves ? (did.pushed ? "push" : "move") : "undo");
     if (solved && !before.solved) whenStill(celebrate);
   }
 
-  // Waits for a game's own steps (held input) to end.
+  // Waits for a game's own steps (held input) and a walk to end.
   function whenStill(then) {
     if (lab.hold()) { setTimeout(() => whenStill(then), 40); return; }
     then();
@@ -224,6 +324,8 @@
   });
 
   lab.motion = {
+    walking: () => walking !== null,
+    skip: () => { if (walking) walking.end(); },
     measure: measure,
     animate: animate,
     glide: glide,

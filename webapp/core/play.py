@@ -4,7 +4,9 @@ Undo, redo and restart live here once for every game. The position is never stor
 derived by replaying the history up to the cursor. A restart is itself a step of history
 (the token RESTART), so it can be undone like any move. Moves the player did not find
 (a solver's solution, a replay link's) follow the token ASSIST: a win after it is assisted,
-and undoing back over it leaves the game the player's own again.
+and undoing back over it leaves the game the player's own again. The steps of one gesture (a
+click that walks, a piece dragged along a path) stand between GESTURE and END, so that one
+undo takes the whole gesture back; a history without them (older games) undoes step by step.
 """
 
 from __future__ import annotations
@@ -23,7 +25,11 @@ from webapp.games.base import Game, IllegalMove, MoveError
 RESTART = "!"
 #: Marks the moves after it (to the next restart) as not the player's own.
 ASSIST = "*"
-MARKS = (RESTART, ASSIST)
+#: Open and close the steps of one gesture: undo and redo take them as one.
+GESTURE, END = "(", ")"
+MARKS = (RESTART, ASSIST, GESTURE, END)
+#: The marks that may stand inside the moves since the last restart.
+_INNER = frozenset((ASSIST, GESTURE, END))
 
 #: The longest history kept for one game; beyond it a move is refused with a message. A move's
 #: work grows with its game (the history is saved whole, and counted), so the cap bounds it:
@@ -133,8 +139,8 @@ class Play:
         key = (id(self.history), len(self.history), self.cursor, self._broken_at, self._edits)
         if self._moves is None or self._moves[0] != key:
             done = self._line()
-            if ASSIST in done:
-                done = [token for token in done if token != ASSIST]
+            if not _INNER.isdisjoint(done):
+                done = [token for token in done if token not in _INNER]
             if self._broken_at is not None:
                 done = done[: self._broken_at]  # what the board shows of a broken game
             self._moves = (key, done)
@@ -176,6 +182,24 @@ class Play:
             return self.cache.state(self.cache_key, self.game, self.level, moves)
         return self.game.replay(self.level, moves)
 
+    def steps_before(self, count: int) -> list[Any]:
+        """The positions after each of the last ``count`` moves shown but the last, in order
+        (what the page shows in between when one answer brings several moves)."""
+        moves = self.moves
+        count = min(count, len(moves))
+        if count < 2:
+            return []
+        first = len(moves) - count
+        if self.cache is not None:
+            state = self.cache.state(self.cache_key, self.game, self.level, moves[:first])
+        else:
+            state = self.game.replay(self.level, moves[:first])
+        steps = []
+        for token in moves[first:-1]:
+            state = self.game.apply(self.level, state, token)
+            steps.append(state)
+        return steps
+
     @property
     def figures(self) -> dict[str, int]:
         return self.game.count(self.level, self.moves)
@@ -212,8 +236,14 @@ class Play:
                 return
 
     # -- changes ------------------------------------------------------------------------------
+    def _kept(self) -> int:
+        """The entries of the history up to the cursor, a gesture's two marks not counted
+        (the cap counts what the player did)."""
+        return self.cursor - 2 * self.history[: self.cursor].count(GESTURE)
+
     def _push(self, tokens: list[str], state: Any) -> None:
-        if self.cursor + len(tokens) > MAX_HISTORY:
+        marks = 2 if tokens and GESTURE in tokens else 0
+        if self._kept() + len(tokens) - marks > MAX_HISTORY:
             raise IllegalMove(f"this game already has {MAX_HISTORY:,} moves; restart it to go on")
         del self.history[self.cursor :]
         self.history.extend(tokens)
@@ -221,9 +251,10 @@ class Play:
         self._state = state
         self._edits += 1
 
-    def play(self, tokens: list[str], *, assisted: bool = False) -> None:
+    def play(self, tokens: list[str], *, assisted: bool = False, gesture: bool = False) -> None:
         """Play moves in order; all or nothing (an illegal one leaves the game unchanged).
-        ``assisted``: the moves are not the player's own (a solver's solution)."""
+        ``assisted``: the moves are not the player's own (a solver's solution). ``gesture``:
+        they are one action of the player's (a walk, a drag), undone and redone as one."""
         if self.broken:
             raise IllegalMove("this saved game no longer replays; restart it to play on")
         state = self.state
@@ -231,30 +262,44 @@ class Play:
         played = []
         for token in tokens:
             if token in MARKS:
-                raise MoveError(f"{RESTART!r} is not a move")
+                raise MoveError(f"{token!r} is not a move")
             spelled = self.game.normalize_move(self.level, state, token)
             state = self.game.apply(self.level, state, spelled)
             played.append(spelled)
+        if gesture and len(played) > 1:
+            played = [GESTURE, *played, END]
         if played:
             self._push(mark + played, state)
 
     def undo(self) -> bool:
-        """One move back; a mark left at the cursor goes with it, so that undo always
-        changes the board and the game it leaves is only as assisted as its moves."""
+        """One move back, or one gesture; a mark left at the cursor goes with it, so that
+        undo always changes the board and the game it leaves is only as assisted as its
+        moves."""
         if not self.can_undo or self.broken:
             return False
-        self.cursor -= 1
-        while self.cursor > 0 and self.history[self.cursor - 1] == ASSIST:
-            self.cursor -= 1
+        history = self.history
+        cursor = self.cursor - 1
+        if history[cursor] == END:  # back to before the gesture opened
+            while cursor > 0 and history[cursor] != GESTURE:
+                cursor -= 1
+        while cursor > 0 and history[cursor - 1] in (ASSIST, GESTURE):
+            cursor -= 1
+        self.cursor = cursor
         self._state = None
         return True
 
     def redo(self) -> bool:
+        """One move on, or one gesture, with the marks before it."""
         if not self.can_redo or self.broken:
             return False
-        self.cursor += 1
-        while self.cursor < len(self.history) and self.history[self.cursor - 1] == ASSIST:
-            self.cursor += 1
+        history = self.history
+        cursor = self.cursor
+        while cursor < len(history) - 1 and history[cursor] == ASSIST:
+            cursor += 1
+        if history[cursor] == GESTURE:  # on to where the gesture closes
+            while cursor < len(history) - 1 and history[cursor] != END:
+                cursor += 1
+        self.cursor = cursor + 1
         self._state = None
         return True
 
@@ -263,7 +308,7 @@ class Play:
         if not self.moves and not self.broken:
             return False
         self.broken, self._broken_at = "", None
-        if self.cursor >= MAX_HISTORY:
+        if self._kept() >= MAX_HISTORY:
             # No room to keep the old game undoable: a new one starts afresh.
             del self.history[:]
             self.cursor = 0

@@ -170,17 +170,28 @@ def picture_context(game: Game) -> dict[str, Any]:
 DONE = {"undo": "Move undone.", "redo": "Move redone.", "restart": "Back to the start."}
 
 
-def play_context(found: Found, play: Play, message: str = "", action: str = "") -> dict[str, Any]:
+#: The most positions one answer shows in between its moves: more moves than that in one
+#: answer came faster than anyone could watch them, and the board jumps to the last.
+MAX_STEPS = 40
+
+
+def play_context(
+    found: Found, play: Play, message: str = "", action: str = "", played: int = 0
+) -> dict[str, Any]:
     """What the board partial shows; ``action`` is what the player just did (a move or a
-    click shows its frames and is announced; undo, redo and restart are announced)."""
+    click shows its frames and is announced; undo, redo and restart are announced), and
+    ``played`` how many moves it added: the positions between them go with the answer."""
     game, level = found.game, found.level
     best = get_store().best(player_id(), game.name, found.ref.key)
     tables, pending = get_tables().get(game, level)
     frames: list[Any] = []
+    steps: list[Any] = []
     announcement = ""
     if play.moves and not play.broken and action in ("move", "click"):
+        if 1 < played <= MAX_STEPS:
+            steps = play.steps_before(played)
         before = play.previous_state()
-        if action == "move":
+        if action == "move" and played <= 1:  # a game's own frames of a move played alone
             frames = game.frames(level, before, play.moves[-1])
         if not message:  # a refused move is told by the message itself
             announcement = game.announce(level, before, play.state, play.moves[-1])
@@ -192,6 +203,7 @@ def play_context(found: Found, play: Play, message: str = "", action: str = "") 
         "tables_pending": pending,
         "optimum": catalog.known_optimum(game, level),
         "frames": frames,
+        "steps": steps,
         "announcement": announcement,
         "game": game,
         "found": found,

@@ -210,6 +210,7 @@ def _act(found: Found) -> Response | str:
         # A won game stays won: moves after the win would count on and ride in its link.
         message = SOLVED_ALREADY
         return render_template("partials/play.html", **play_context(found, play, message, ""))
+    shown = len(play.moves) if action in ("move", "click") and not play.broken else 0
     try:
         if action == "move":
             message = _play_moves(found, play, request.form.getlist("moves") or [""])
@@ -218,7 +219,7 @@ def _act(found: Found) -> Response | str:
             tokens = found.game.click(found.level, play.state, row, column)
             if not tokens:
                 return Response(status=204)
-            play.play(tokens)
+            play.play(tokens, gesture=True)
         elif action == "undo":
             play.undo()
         elif action == "redo":
@@ -241,8 +242,10 @@ def _act(found: Found) -> Response | str:
         if request.form.get("quiet") == "1" and not play.broken:
             return Response(status=204)
     save_play(found, play)
+    played = len(play.moves) - shown if action in ("move", "click") else 0
     return render_template(
-        "partials/play.html", **play_context(found, play, message, request.form.get("action", ""))
+        "partials/play.html",
+        **play_context(found, play, message, request.form.get("action", ""), played),
     )
 
 
@@ -257,7 +260,7 @@ def _play_moves(found: Found, play: Play, texts: list[str]) -> str:
         if len(text) > MAX_MOVE_TEXT:
             raise MoveError(f"too many moves at once (the most is {MAX_MOVE_TEXT:,})")
         try:
-            play.play(found.game.split_moves(text))
+            play.play(found.game.split_moves(text), gesture=True)
         except IllegalMove as exc:
             if len(texts) == 1 or play.broken:
                 raise
