@@ -457,9 +457,9 @@ def test_a_vexed_block_stays_selected_where_it_lands(page, live_server):
 
 def test_a_replay_link_plays_its_moves_at_a_chosen_speed(page, live_server):
     page.goto(live_server.url + "/sokoban/microban/1?moves=dlUrrr")
-    expect(page.locator("#replay-position")).to_have_text("6 of 6")
+    expect(page.locator("#replay-position")).to_have_text("0 of 6")  # a link opens at its start
     page.evaluate("""() => {
-        window.positions = [];
+        window.positions = [document.getElementById('replay-position').textContent];
         new MutationObserver(() => {
             const shown = document.getElementById('replay-position');
             if (shown && window.positions[window.positions.length - 1] !== shown.textContent) {
@@ -468,8 +468,11 @@ def test_a_replay_link_plays_its_moves_at_a_chosen_speed(page, live_server):
         }).observe(document.querySelector('.level-page'), {childList: true, subtree: true});
     }""")
     page.locator("#replay-speed").select_option("16")
-    page.locator("#replay-play").click()  # at the end: from the start
+    page.locator("#replay-play").click()
     expect(page.locator("#replay-play")).to_have_text("Pause")
+    expect(page.locator("#replay-play")).to_have_text("Play", timeout=15_000)
+    assert page.evaluate("window.positions") == [f"{n} of 6" for n in range(7)]
+    page.locator("#replay-play").click()  # at the end: from the start
     expect(page.locator("#replay-play")).to_have_text("Play", timeout=15_000)
     assert page.evaluate("window.positions")[-7:] == [f"{n} of 6" for n in range(7)]
     assert page.url.endswith("at=6")

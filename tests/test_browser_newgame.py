@@ -59,9 +59,11 @@ def test_play_to_a_win_with_undo_and_a_replay_link(page, hop_server):
     expect(page.locator("#count-moves")).to_have_text("4")
     # Another player opens the replay link: a view of the position after one hop.
     other = page.context.browser.new_context().new_page()
-    other.goto(hop_server.url + replay)
+    other.goto(hop_server.url + replay)  # at its start, then one step on
+    expect(other.locator("#replay-position")).to_have_text("0 of 1")
+    other.locator('#replay [data-step="forward"]').click()
     expect(other.locator("#count-moves")).to_have_text("1")
-    assert other.url == address + "?moves=r"
+    assert other.url == address + "?moves=r&at=1"
     expect_hopper_on(other, 1, "#replay")
     other.context.close()
 

@@ -37,7 +37,11 @@ def test_a_replay_link_is_a_view_that_leaves_the_players_game_as_it_was(client):
     view = client.get(LEVEL + "?moves=dlU")
     assert view.status_code == 200
     assert 'id="replay"' in view.text and "Your own game (5 moves) is kept" in view.text
-    assert moves_shown(view.text) == 3 and 'id="replay-position">3 of 3<' in view.text
+    # It opens at its start, with Play (issue #33); each position has its address.
+    assert moves_shown(view.text) == 0 and 'id="replay-position">0 of 3<' in view.text
+    assert 'id="replay-play"' in view.text and 'id="replay-speed"' in view.text
+    end = client.get(LEVEL + "?moves=dlU&at=3")
+    assert moves_shown(end.text) == 3 and 'id="replay-position">3 of 3<' in end.text
     # Stepping through it is a link per position; the game is still the player's five moves.
     back = client.get(LEVEL + "?moves=dlU&at=1")
     assert moves_shown(back.text) == 1 and 'aria-current="step">1. d<' in back.text
@@ -58,7 +62,7 @@ def test_play_from_here_copies_the_moves_and_undo_brings_the_five_back(client):
 
 def test_a_full_solution_link_does_not_record_the_level_as_solved(app, client):
     Player(client, LEVEL)
-    view = client.get(LEVEL + "?moves=" + SOLUTION)
+    view = client.get(LEVEL + f"?moves={SOLUTION}&at={len(SOLUTION)}")
     assert view.status_code == 200 and 'id="replay-solved"' in view.text
     with app.test_request_context():
         assert get_store().best(player_of(client), "sokoban", "microban/1") is None

@@ -132,7 +132,7 @@ def test_an_uploaded_file_is_read_like_pasted_text(client):
 
 
 def test_a_replay_link_shows_its_moves_without_touching_the_game(client):
-    response = client.get("/sokoban/microban/1?moves=dlU")
+    response = client.get("/sokoban/microban/1?moves=dlU&at=3")
     assert response.status_code == 200 and 'id="replay"' in response.text
     assert '<b id="count-moves">3</b>' in response.text
     assert '<b id="count-pushes">1</b>' in response.text

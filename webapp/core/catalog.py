@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -106,4 +107,30 @@ def content_id(game: Game, level: Any) -> str:
 
 
 def level_title(game: Game, level: Any, fallback: str) -> str:
-    return game.level_title(level) or fallback
+    """A level's title as the player sees it: its own, or ``fallback``. A collection whose
+    source file numbers its levels from 0 ("Boxoban hard 0" is its first) is numbered from 1,
+    as its pages number it."""
+    renumbered = _renumbered(game.name).get(level)
+    return renumbered or game.level_title(level) or fallback
+
+
+_NUMBERED = re.compile(r"(.*?)\s*(\d+)")
+
+
+@cache
+def _renumbered(game_name: str) -> dict[Any, str]:
+    """Titles renumbered from 1 for the levels of collections whose titles all read
+    "<the same words> <its number - 1>"."""
+    game = games.get(game_name)
+    titles: dict[Any, str] = {}
+    for found in collections(game_name):
+        matches = [_NUMBERED.fullmatch(game.level_title(level)) for level in found.levels]
+        if not matches or any(match is None for match in matches):
+            continue
+        words = {match.group(1) for match in matches if match is not None}
+        numbers = [int(match.group(2)) for match in matches if match is not None]
+        if len(words) == 1 and numbers == list(range(len(numbers))):
+            prefix = words.pop()
+            for number, level in enumerate(found.levels, 1):
+                titles[level] = f"{prefix} {number}"
+    return titles

@@ -48,9 +48,10 @@ def progress(game: Game) -> tuple[core.Progress, dict[str, core.Progress]]:
 
 
 def replay_context(found: Found, text: str, at: str | None) -> dict[str, Any]:
-    """A replay link's view, its step links keeping the picture the request names."""
+    """A replay link's view, its step links keeping the picture the request names. A link
+    without a position opens at the start, where its Play shows the moves one by one."""
     kept = {"picture": request.args["picture"]} if request.args.get("picture") else {}
-    return core.replay_view(found, text, at, kept)
+    return core.replay_view(found, text, "0" if at is None else at, kept)
 
 
 def load_play(found: Found) -> Play:

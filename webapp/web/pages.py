@@ -133,6 +133,10 @@ def collection_page(game_name: str, collection: str) -> str:
         started=started,
         assisted=assisted,
         shortest=lambda level: catalog.known_optimum(game, level),
+        titles=[
+            catalog.level_title(game, level, f"{found.title} {number}")
+            for number, level in enumerate(found.levels, 1)
+        ],
     )
 
 
