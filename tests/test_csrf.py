@@ -4,6 +4,7 @@ would send it, is refused and changes nothing; the solver socket refuses other s
 from __future__ import annotations
 
 import io
+import json
 import re
 import sqlite3
 from collections.abc import Callable
@@ -26,6 +27,9 @@ def picture() -> bytes:
     Image.new("RGB", (120, 90), (30, 140, 90)).save(out, format="PNG")
     return out.getvalue()
 
+
+#: A level drawn in the editor, as its page sends it.
+DRAFT = json.dumps({"rows": [list("#######"), list("#@ $ .#"), list("#######")], "fields": {}})
 
 #: Every POST route by endpoint: real path arguments, the fields a page sends (a callable of
 #: the victim's jobs: the running one, the solved one), and whether the page sends its token
@@ -75,6 +79,13 @@ ROUTES: dict[str, tuple[dict[str, str], Callable[[dict[str, str]], dict[str, Any
         {"game_name": "sokoban", "collection": "microban", "ident": "1"},
         lambda jobs: {},
         "header",
+    ),
+    "editing.look": ({"game_name": "sokoban"}, lambda jobs: {"draft": DRAFT}, "header"),
+    "editing.verdict": ({"game_name": "sokoban"}, lambda jobs: {"draft": DRAFT}, "header"),
+    "editing.save": (
+        {"game_name": "sokoban"},
+        lambda jobs: {"draft": DRAFT, "intent": "save", "author": "Forger"},
+        "field",
     ),
 }
 

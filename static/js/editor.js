@@ -164,12 +164,11 @@
     });
   }
   function fetchBlank(rows, cols) {
-    return fetch("/" + config.game + "/edit/blank?rows=" + rows + "&cols=" + cols)
-      .then(answer => answer.json().then(body => {
-        if (!answer.ok) throw new Error(body.error || body.message || "That size cannot be made.");
-        looks = Object.assign({}, looks, body.looks);
-        return body;
-      }));
+    return fetch("/" + config.game + "/edit/blank?rows=" + rows + "&cols=" + cols, { headers: { "HX-Request": "true" } })
+      .then(answer => {
+        if (!answer.ok) return answer.text().then(text => { throw new Error(text || "That size cannot be made."); });
+        return answer.json().then(body => { looks = Object.assign({}, looks, body.looks); return body; });
+      });
   }
   function act(name, button) {
     if (name === "undo") return undo();
@@ -301,9 +300,12 @@
     const body = new URLSearchParams({ draft: JSON.stringify(draft) });
     return fetch("/" + config.game + "/edit/" + path, {
       method: "POST", body: body, signal: signal,
-      headers: { "X-CSRF-Token": csrf() },
-    }).then(answer => answer.json().catch(() => ({ error: "The server's answer could not be read." }))
-      .then(data => { if (!answer.ok && !data.html) throw new Error(data.error || data.message || "The check failed (" + answer.status + ")."); return data; }));
+      // As the page's other scripts do: a refusal then comes back as its sentence alone.
+      headers: { "X-CSRF-Token": csrf(), "HX-Request": "true" },
+    }).then(answer => {
+      if (answer.ok) return answer.json();
+      return answer.text().then(text => { throw new Error(text || "The check failed (" + answer.status + ")."); });
+    });
   }
   function schedule() {
     const number = ++asked;

@@ -108,6 +108,8 @@ def _check(
         cancelled=cancelled,
     )
     status = {"solvable": "solved", "unsolvable": "unsolvable"}.get(verdict.status, "timeout")
+    if verdict.status == "unknown" and cancelled():
+        status = "cancelled"
     return Result(
         status=status,
         expanded=verdict.expanded,

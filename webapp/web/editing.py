@@ -251,10 +251,10 @@ def verdict(game_name: str) -> Response:
     with job, waiting_elsewhere():
         result = job.wait(seconds + EDIT_GRACE)
     runner.forget(job)
-    if result is None or "verdict" not in result.extra:
-        if result is not None and result.status == "cancelled":
-            found = {"status": "stale", "reason": "a newer draft is being checked"}
-        elif result is not None and result.error:
+    if result is not None and result.status == "cancelled":
+        found = {"status": "stale", "reason": "a newer draft is being checked"}
+    elif result is None or "verdict" not in result.extra:
+        if result is not None and result.error:
             found = {"status": "unknown", "reason": f"the check failed: {result.error}"}
         else:
             found = {"status": "unknown", "reason": f"not decided within {seconds:g} s"}

@@ -53,7 +53,7 @@ def draft_of(level: Level) -> Draft:
 
 def draft_text(draft: Draft) -> DraftText:
     fields = draft.fields
-    title = " ".join(fields.get("title", "").split())
+    title = " ".join(fields.get("title", "").splitlines()).strip()
     goal = " ".join(
         (
             fields.get("goal_piece", "")[:1] or "?",

@@ -32,7 +32,7 @@ def draft_of(level: Level) -> Draft:
 
 def draft_text(draft: Draft) -> DraftText:
     rows, cols = len(draft.rows), len(draft.rows[0]) if draft.rows else 0
-    title = " ".join(draft.fields.get("title", "").split())
+    title = " ".join(draft.fields.get("title", "").splitlines()).strip()
     head = ([f"title: {title}"] if title else []) + [f"size: {rows}x{cols}"]
     width = max((len(cell) for row in draft.rows for cell in row), default=1)
     lines = [" ".join(cell.rjust(width) for cell in row) for row in draft.rows]

@@ -93,7 +93,7 @@ def draft_of(level: Level) -> Draft:
 
 def draft_text(draft: Draft) -> DraftText:
     """XSB, the title first: ``Title:`` then the rows, floor written as ``-``."""
-    title = " ".join(draft.fields.get("title", "").split())
+    title = " ".join(draft.fields.get("title", "").splitlines()).strip()
     head = [f"Title: {title}"] if title else []
     rows = ["".join("-" if cell == FLOOR else cell for cell in row) for row in draft.rows]
     return DraftText("\n".join(head + rows), first_line=len(head) + 1)

@@ -45,7 +45,7 @@ def draft_of(level: Level) -> Draft:
 
 
 def draft_text(draft: Draft) -> DraftText:
-    title = " ".join(draft.fields.get("title", "").split())
+    title = " ".join(draft.fields.get("title", "").splitlines()).strip()
     head = [HEADER] + ([f"title: {title}"] if title else []) + ["--"]
     rows = ["".join(row) for row in draft.rows]
     return DraftText("\n".join(head + rows), first_line=len(head) + 1)
