@@ -77,6 +77,13 @@ def test_a_sokoban_level_drawn_checked_test_played_saved_and_shared(page, browse
     expect(verdict(page)).to_have_text("Solvable — optimal 1 push", timeout=VERDICT_WAIT)
     expect(cell(page, 1, 1)).not_to_have_class(re.compile(r"\bedit-flag\b"))
 
+    # The solver's solution played back, and back to the draft.
+    page.get_by_role("button", name="Watch the solution").click()
+    expect(page).to_have_url(re.compile(r"/sokoban/custom/\w+\?edited=1&moves=dR$"))
+    expect(page.locator("#back-to-editor")).to_be_visible()
+    page.locator("#back-to-editor").click()
+    expect(verdict(page)).to_have_text("Solvable — optimal 1 push", timeout=VERDICT_WAIT)
+
     # Test-play to a win, and back to the draft.
     page.get_by_role("button", name="Test-play").click()
     expect(page).to_have_url(re.compile(r"/sokoban/custom/\w+\?edited=1$"))

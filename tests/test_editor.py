@@ -14,6 +14,8 @@ from tests.conftest import csrf_of
 from tests.tinygame import GAME as HOP
 from webapp import create_app, games
 from webapp.core import catalog
+from webapp.games.base import Draft
+from webapp.solving import solve
 from webapp.web.solvers import get_runner
 
 GAMES = [games.get(name) for name in ("sokoban", "sliding", "vexed", "blocks")] + [HOP]
@@ -190,3 +192,19 @@ def wait_for_runner(runner, predicate, seconds: float) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+def test_a_sliding_board_shuffled_to_exactly_the_moves_asked(client):
+    headers = editor(client, "sliding")
+    draft = json.dumps({"rows": [["1", "2", "3"], ["4", "5", "6"], ["7", "8", "0"]]})
+    made = client.post(
+        "/sliding/edit/shuffle", data={"draft": draft, "moves": "12"}, headers=headers
+    ).get_json()
+    game = games.get("sliding")
+    level = game.parse(game.draft_text(Draft(made["rows"], {})).text)[0]
+    result = solve(game, level, "idastar")
+    assert result.solved and len(result.moves) == 12  # optimal: exactly 12 from solved
+    too_far = client.post(
+        "/sliding/edit/shuffle", data={"draft": draft, "moves": "32"}, headers=headers
+    )
+    assert too_far.status_code == 400 and "1 to 31" in too_far.text

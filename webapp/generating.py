@@ -14,7 +14,7 @@ from random import Random
 from typing import Any
 
 from webapp import games
-from webapp.games.base import DIFFICULTIES, Game, LevelError, Made
+from webapp.games.base import DIFFICULTIES, Draft, Game, LevelError, Made
 from webapp.solving import check_solution
 
 #: What a seed may be: a short text of letters, digits and dashes (a date, a number).
@@ -69,3 +69,18 @@ def make_level(
         "measures": made.measures,
         "solution": game.join_moves(made.solution),
     }
+
+
+def shuffle_draft(
+    game_name: str, game_module: str, rows: list[list[str]], fields: dict[str, str], moves: int
+) -> dict[str, Any]:
+    """The editor's shuffle to an exact distance, as a solver child runs it: a draft's board
+    set to a position ``moves`` from solved, in plain data."""
+    if game_module:
+        games.register(game_module)
+    game = games.get(game_name)
+    try:
+        draft = game.shuffle_draft(Draft(rows, fields), moves, Random())
+    except LevelError as error:
+        return {"error": error.message}
+    return {"rows": draft.rows, "fields": draft.fields}

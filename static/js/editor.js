@@ -170,9 +170,20 @@
         return answer.json().then(body => { looks = Object.assign({}, looks, body.looks); return body; });
       });
   }
+  function shuffle() {
+    const moves = document.getElementById("shuffle-moves").value;
+    say("Shuffling: the solver proves the distance…");
+    const body = new URLSearchParams({ draft: JSON.stringify(draft), moves: moves });
+    fetch("/" + config.game + "/edit/shuffle", {
+      method: "POST", body: body, headers: { "X-CSRF-Token": csrf(), "HX-Request": "true" },
+    }).then(answer => answer.ok ? answer.json() : answer.text().then(text => { throw new Error(text); }))
+      .then(made => { say(""); document.getElementById("edit-errors").replaceChildren(); change({ rows: made.rows, fields: made.fields }); })
+      .catch(e => say(e.message || "The shuffle failed."));
+  }
   function act(name, button) {
     if (name === "undo") return undo();
     if (name === "redo") return redo();
+    if (name === "shuffle") return shuffle();
     let next = null;
     if (name === "rotate") next = rotate(draft);
     if (name === "flip-h") next = flipH(draft);

@@ -349,6 +349,15 @@ class Game(ABC, Generic[Level, State]):
         fault with a LevelError."""
         raise LevelError(f"{self.title} has no editor")
 
+    #: The most moves from solved ``shuffle_draft`` can set a board to; 0 for none.
+    edit_shuffle_most: ClassVar[int] = 0
+
+    def shuffle_draft(self, draft: Draft, moves: int, rng: Random) -> Draft:
+        """``draft``'s board set to a position exactly ``moves`` from solved, proved (a
+        search: the web layer runs it in a solver child); LevelError when the board or the
+        count is out of reach."""
+        raise LevelError(f"{self.title} has no shuffle")
+
     #: True when the board can show a picture the player chooses, uploads included.
     uses_pictures: ClassVar[bool] = False
 

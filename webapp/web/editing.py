@@ -31,9 +31,10 @@ from flask import (
 from webapp import games
 from webapp.core import sharing
 from webapp.core.catalog import CUSTOM, LevelRef
-from webapp.core.errors import NotFound, Refused
+from webapp.core.errors import NotFound, Refused, Unavailable
 from webapp.core.levels import get_game
 from webapp.games.base import Draft, DraftText, Game, LevelError, MoveError, UnsolvableLevel
+from webapp.generating import shuffle_draft
 from webapp.jobs.base import Busy, Request, wait_for
 from webapp.search import Limits
 from webapp.web.budgets import client_key, limit, waiting_elsewhere
@@ -52,6 +53,8 @@ MAX_FIELD = 80
 #: waits beyond that for its answer.
 EDIT_SECONDS = 5.0
 EDIT_GRACE = 5.0
+#: Seconds a shuffle to an exact distance may take in its solver child.
+SHUFFLE_SECONDS = 30.0
 
 
 def editable(game_name: str) -> Game:
@@ -175,6 +178,7 @@ def edit_page(game_name: str) -> str:
         "copy": copy,
         "source": source if copy else "",
         "seconds": _seconds(),
+        "shuffle_most": game.edit_shuffle_most,
     }
     return render_template("edit.html", game=game, config=config)
 
@@ -270,6 +274,39 @@ def verdict(game_name: str) -> Response:
 
 def _verdict_html(game: Game, found: dict[str, Any]) -> str:
     return render_template("partials/verdict.html", game=game, verdict=found, seconds=_seconds())
+
+
+@bp.post("/<game_name>/edit/shuffle")
+@limit("edit_shuffles", "30 per minute", "You have shuffled many boards lately; wait a moment.")
+def shuffle(game_name: str) -> Response:
+    """The draft's board set to a position exactly the moves asked from solved, found and
+    proved in a solver child."""
+    game = editable(game_name)
+    if not game.edit_shuffle_most:
+        raise NotFound(f"{game.title} has no shuffle.")
+    draft = read_draft(game, request.form.get("draft", ""))
+    text = request.form.get("moves", "")
+    if not text.isdecimal() or not 1 <= int(text) <= game.edit_shuffle_most:
+        raise Refused(f"The moves from solved are a number from 1 to {game.edit_shuffle_most}.")
+    try:
+        with waiting_elsewhere():
+            made = get_runner().call(
+                shuffle_draft,
+                game.name,
+                games.module_of(game.name),
+                draft.rows,
+                draft.fields,
+                int(text),
+                timeout=SHUFFLE_SECONDS,
+                memory_mb=1024,
+            )
+    except (TimeoutError, RuntimeError):
+        raise Unavailable(
+            f"No such board was found within {SHUFFLE_SECONDS:g} s; try again."
+        ) from None
+    if "error" in made:
+        raise Refused(made["error"])
+    return jsonify(rows=made["rows"], fields=made["fields"])
 
 
 # -- test-play, save and share ----------------------------------------------------------------

@@ -112,6 +112,13 @@ class Sliding(Game[Level, Board]):
 
         return draft_text(draft)
 
+    edit_shuffle_most = 40
+
+    def shuffle_draft(self, draft: Draft, moves: int, rng: Random) -> Draft:
+        from webapp.games.sliding.edit import shuffle
+
+        return shuffle(draft, moves, rng, self)
+
     def parse(self, text: str) -> list[Level]:
         return parse_collection(text)
 

@@ -4,8 +4,16 @@ numbers, 0 the hole."""
 
 from __future__ import annotations
 
-from webapp.games.base import Draft, DraftText, Look, Tool
+from random import Random
+
+from webapp.games.base import Draft, DraftText, LevelError, Look, Tool
 from webapp.games.sliding.level import Level, goal
+
+#: The largest board a shuffle to an exact distance is offered on (its optimal solver must
+#: prove the distance), and the most moves from solved on it; the 8-puzzle's is its diameter.
+SHUFFLE_CELLS = 16
+SHUFFLE_MOST = 40
+DIAMETER_3X3 = 31
 
 TOOLS = (Tool("s", "Swap two tiles", kind="swap"),)
 
@@ -37,3 +45,18 @@ def draft_text(draft: Draft) -> DraftText:
     width = max((len(cell) for row in draft.rows for cell in row), default=1)
     lines = [" ".join(cell.rjust(width) for cell in row) for row in draft.rows]
     return DraftText("\n".join(head + lines), len(head) + 1, width + 1)
+
+
+def shuffle(draft: Draft, moves: int, rng: Random, game: object) -> Draft:
+    """The board set to a position exactly ``moves`` from solved, proved shortest."""
+    from webapp.games.sliding.generate import position_at
+
+    rows, cols = len(draft.rows), len(draft.rows[0])
+    if rows * cols > SHUFFLE_CELLS:
+        raise LevelError(f"A shuffle to an exact distance is offered up to 4x4, not {rows}x{cols}.")
+    most = DIAMETER_3X3 if rows * cols == 9 else SHUFFLE_MOST
+    if not 1 <= moves <= most:
+        raise LevelError(f"On a {rows}x{cols} board the moves from solved are 1 to {most}.")
+    tiles, _solution, _found = position_at(rows, cols, moves, rng, game)
+    grid = [[str(t) for t in tiles[r * cols : (r + 1) * cols]] for r in range(rows)]
+    return Draft(grid, dict(draft.fields))

@@ -38,11 +38,13 @@ def walk(rows: int, cols: int, tiles: tuple[int, ...], steps: int, rng: Random) 
     return tuple(board)
 
 
-def generate(difficulty: str, rng: Random, title: str, game: object, size: str = "4x4") -> Made:
+def position_at(
+    rows: int, cols: int, distance: int, rng: Random, game: object
+) -> tuple[tuple[int, ...], list[str], dict[str, float]]:
+    """A position exactly ``distance`` moves from solved, proved by the optimal solver: its
+    tiles, a shortest solution, and what finding it took."""
     from webapp.solving import solve
 
-    rows, cols = (int(side) for side in size.split("x"))
-    distance = BANDS[size][difficulty]
     tiles = goal(rows, cols)
     while True:
         tiles = walk(rows, cols, tiles, distance + 6, rng)
@@ -53,7 +55,14 @@ def generate(difficulty: str, rng: Random, title: str, game: object, size: str =
         state = tiles
         for move in result.moves[: len(result.moves) - distance]:
             state = game.apply(level, state, move)  # type: ignore[attr-defined]
-        made = Level(rows, cols, state, title=title, known_optimal=distance)
         solution = result.moves[len(result.moves) - distance :]
-        measures = {"optimum": distance, "expanded": result.expanded, "walked": len(result.moves)}
-        return Made(made, solution, distance, "moves", True, measures)
+        return state, solution, {"expanded": result.expanded, "walked": len(result.moves)}
+
+
+def generate(difficulty: str, rng: Random, title: str, game: object, size: str = "4x4") -> Made:
+    rows, cols = (int(side) for side in size.split("x"))
+    distance = BANDS[size][difficulty]
+    state, solution, found = position_at(rows, cols, distance, rng, game)
+    made = Level(rows, cols, state, title=title, known_optimal=distance)
+    measures = {"optimum": distance, **found}
+    return Made(made, solution, distance, "moves", True, measures)
