@@ -208,3 +208,11 @@ def test_a_sliding_board_shuffled_to_exactly_the_moves_asked(client):
         "/sliding/edit/shuffle", data={"draft": draft, "moves": "32"}, headers=headers
     )
     assert too_far.status_code == 400 and "1 to 31" in too_far.text
+
+
+def test_squares_beyond_the_walls_are_named_so_the_editor_draws_them_as_the_board_does(client):
+    headers = editor(client)
+    rows = ["   #####", "####   #", "#@ $ . #", "########"]
+    shown = look(client, headers, rows).get_json()
+    assert [0, 0] in shown["outside"] and [0, 2] in shown["outside"]
+    assert [2, 2] not in shown["outside"] and [1, 5] not in shown["outside"]

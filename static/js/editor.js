@@ -21,7 +21,7 @@
   let tool = config.tools[0];
   let cursor = [0, 0];
   let picked = null;                // a swap tool's first cell
-  let marks = { errors: [], dead: [], squares: [] };
+  let marks = { errors: [], dead: [], squares: [], outside: [] };
   let stroke = null;                // the draft before a drag began, and the cells it painted
   let shownSize = "";               // the size the size fields were last set to
 
@@ -217,6 +217,7 @@
     marks.errors.forEach(e => { if (e.square) errorAt.set(key(e.square[0], e.square[1]), e.message); });
     marks.dead.forEach(s => dead.add(key(s[0], s[1])));
     marks.squares.forEach(s => flagged.add(key(s[0], s[1])));
+    const outside = new Set(marks.outside.map(s => key(s[0], s[1])));
     // Cells are kept and changed in place (a pointer or a screen reader stays on its cell);
     // only a new size makes them anew.
     if (board.children.length !== h * w || board.dataset.size !== h + "x" + w) {
@@ -235,10 +236,19 @@
         const value = draft.rows[r][c];
         const look = looks[value] || { classes: "floor", symbol: value, label: value };
         const div = board.children[r * w + c];
-        let classes = "cell " + look.classes;
+        // Beyond the walls, as the game's board draws it (the rules say which squares are).
+        const drawn = look.classes === "floor" && outside.has(key(r, c)) ? "outside" : look.classes;
+        let classes = "cell " + drawn;
         if (dead.has(key(r, c))) classes += " edit-dead";
         if (errorAt.has(key(r, c))) classes += " edit-error";
         if (flagged.has(key(r, c))) classes += " edit-flag";
+        if (look.classes.indexOf("edit-piece") >= 0) {  // one piece reads as one block
+          const same = (rr, cc) => rr >= 0 && rr < h && cc >= 0 && cc < w && draft.rows[rr][cc] === value;
+          if (same(r, c + 1)) classes += " join-r";
+          if (same(r, c - 1)) classes += " join-l";
+          if (same(r + 1, c)) classes += " join-d";
+          if (same(r - 1, c)) classes += " join-u";
+        }
         if (cursor[0] === r && cursor[1] === c) classes += " edit-cursor";
         if (picked && picked[0] === r && picked[1] === c) classes += " selected";
         if (div.className !== classes) div.className = classes;
@@ -328,6 +338,7 @@
         if (number !== asked) return;
         if (data.looks) looks = Object.assign({}, looks, data.looks);
         marks.errors = data.errors; marks.dead = data.dead; marks.squares = data.squares || [];
+        marks.outside = data.outside || [];
         showErrors(); render();
         if (data.verdict) return verdictShow(data.verdict);  // the rules alone prove it unsolvable
         if (!data.ok) {

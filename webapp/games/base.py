@@ -349,6 +349,11 @@ class Game(ABC, Generic[Level, State]):
         fault with a LevelError."""
         raise LevelError(f"{self.title} has no editor")
 
+    def outside_squares(self, level: Level) -> frozenset[tuple[int, int]]:
+        """The squares (row, column) of the grid that are no part of the level (beyond its
+        walls): the editor draws them as the game's board does. None by default."""
+        return frozenset()
+
     #: The most moves from solved ``shuffle_draft`` can set a board to; 0 for none.
     edit_shuffle_most: ClassVar[int] = 0
 

@@ -137,7 +137,13 @@ def structure(game: Game, draft: Draft) -> dict[str, Any]:
             "dead": [],
         }
     dead = sorted(game.dead_squares(level))
-    return {"ok": True, "errors": [], "dead": [list(square) for square in dead]}
+    outside = sorted(game.outside_squares(level))
+    return {
+        "ok": True,
+        "errors": [],
+        "dead": [list(square) for square in dead],
+        "outside": [list(square) for square in outside],
+    }
 
 
 # -- the page ---------------------------------------------------------------------------------

@@ -66,6 +66,11 @@ class Sokoban(Game[Level, Position]):
 
         return draft_text(draft)
 
+    def outside_squares(self, level: Level) -> frozenset[tuple[int, int]]:
+        width = level.width
+        kinds = level.cell_kinds
+        return frozenset(divmod(i, width) for i, kind in enumerate(kinds) if kind == "outside")
+
     def parse(self, text: str) -> list[Level]:
         return parse_collection(text)
 
