@@ -13,19 +13,22 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Flask, current_app, render_template, request
+from flask import Blueprint, Flask, Response, current_app, redirect, render_template, request
 from flask_sock import ConnectionClosed, Sock
 
 from webapp import games
+from webapp.core import sharing
+from webapp.core.catalog import POSITION, LevelRef
 from webapp.core.errors import NotFound, Refused
 from webapp.core.play import Play
 from webapp.core.playback import Playback
+from webapp.games.base import LevelError
 from webapp.jobs.base import Busy, Job, Request
 from webapp.web.budgets import client_key, limit, socket_turn, waiting_elsewhere
-from webapp.web.levels import Found, find_level, load_play, play_context, save_play
+from webapp.web.levels import Found, find_level, load_play, play_context, save_play, shelf
 from webapp.web.players import player_id, same_origin
 from webapp.web.solvers import get_runner, get_tables, hint_limits, web_limits
-from webapp.web.watch import playback_of, render_frame, render_panel, render_stream
+from webapp.web.watch import STOPPED, playback_of, render_frame, render_panel, render_stream
 
 bp = Blueprint("live", __name__)
 sock = Sock()
@@ -194,6 +197,31 @@ def use_solution(game_name: str, collection: str, ident: str) -> str:
     return render_template(
         "partials/play.html", **play_context(found, play, message, request.form.get("action", ""))
     )
+
+
+@bp.post("/<game_name>/<collection>/<ident>/solve/stopped")
+@limit("new_levels", "120 per hour", "You have made many new games this hour; please wait.")
+def play_stopped(game_name: str, collection: str, ident: str) -> Response:
+    """The position a search stopped at (out of time or states), as a level of its own: the
+    player takes it on from there."""
+    found = find_level(game_name, collection, ident)
+    job = get_runner().get(request.form.get("job", ""), player_id())
+    progress = job.progress if job is not None else None
+    result = job.result if job is not None else None
+    if result is None or result.status not in STOPPED or progress is None:
+        raise NotFound("That search did not stop short of its goal: no position to take on.")
+    if progress.sample is None or job.request.board != found.board_key:
+        raise NotFound("That search left no position of this level to take on.")
+    game = found.game
+    try:
+        level = game.parse(game.render_text(found.level, progress.sample))[0]
+    except LevelError as error:  # a position the game's own format cannot hold
+        raise Refused(f"That position cannot be played on its own: {error}") from None
+    if game.has_position_codes:
+        ref = LevelRef(game.name, POSITION, custom_id=game.position_code(level))
+    else:
+        ref = sharing.save_levels(shelf(), game, [level])[0][0]
+    return redirect(ref.path, code=303)
 
 
 @bp.post("/<game_name>/<collection>/<ident>/hint")

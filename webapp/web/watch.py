@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import weakref
 from typing import Any
 
@@ -11,12 +12,17 @@ from webapp.core.playback import SPEEDS, Playback, solution_playback
 from webapp.games.base import Game
 from webapp.jobs.base import Job
 from webapp.search import Result
-from webapp.web.levels import Found
+from webapp.web.levels import Found, benchmark
 from webapp.web.solvers import get_runner, web_limits
 
 #: Fewest points, and least seconds, a chart needs to say anything: a solve quicker than that
 #: is a line from nothing to everything (two such lines crossed, for the two figures).
 CHART_POINTS, CHART_SECONDS = 4, 0.3
+#: How a solve ends when it runs out of its limits: where it had got to can be played on.
+STOPPED = ("timeout", "node-limit", "memory-limit")
+#: The note of an optimal search that deepens its bound (IDA*, A* by f): every solution
+#: takes at least that many of its metric.
+_BOUND = re.compile(r"f-bound (\d+)")
 #: Where each page's playback of a solve stands, kept while the runner keeps the job, so a
 #: page that reconnects resumes it.
 _PLAYBACKS: weakref.WeakKeyDictionary[Job, Playback] = weakref.WeakKeyDictionary()
@@ -74,6 +80,24 @@ def short_count(value: float) -> str:
     return f"{value:.0f}"
 
 
+def bounds(found: Found, job: Job, progress: Any) -> dict[str, Any]:
+    """What the search has proved of the shortest solution's length (its bound, where it
+    deepens one) and, for a solve from the start, the best length known of the level in the
+    same metric (a proved optimum, a par, a record): the ends of the panel's progress bar."""
+    match = _BOUND.fullmatch(progress.note) if progress is not None and progress.note else None
+    if match is None:
+        return {}
+    algorithm = found.game.algorithms().get(job.request.algorithm)
+    metric = algorithm.metric if algorithm is not None else found.game.counters[0]
+    known: dict[str, Any] = {"lower": int(match.group(1)), "metric": metric}
+    if not job.request.moves:
+        mark = benchmark(found)
+        if mark is not None and mark.metric == metric and mark.value >= known["lower"]:
+            known["upper"] = mark.value
+            known["label"] = "the shortest" if mark.proved else "the best known"
+    return known
+
+
 def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
     game = found.game
     context: dict[str, Any] = {
@@ -98,6 +122,14 @@ def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
         context["queue_position"] = get_runner().queue_position(job)
         playback = playback_of(job, game, found.level) if result is not None else None
         context["playback"] = playback
+        context["bounds"] = bounds(found, job, progress)
+        # A search stopped by its limits: the last position it looked at can be played on.
+        context["stopped"] = bool(
+            result is not None
+            and result.status in STOPPED
+            and progress is not None
+            and progress.sample is not None
+        )
         if playback is not None:
             context["frame"] = playback.state
         elif progress is not None and progress.sample is not None:

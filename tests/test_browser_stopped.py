@@ -1,0 +1,58 @@
+"""A search stopped by its limits (issue #33): its progress bar runs from the least a solution
+can take, as the search has proved it, to the best length known; and the position it had got
+to can be played on as a level of its own."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.conftest import LEVELS, serving
+from webapp.games import get
+
+pytestmark = pytest.mark.browser
+
+VEXED = get("vexed")
+#: Kvass, the Impossible Pack's first level: the default search needs far more states than
+#: the limit the server here sets.
+KVASS = VEXED.parse((LEVELS / "vexed" / "07_impossible_pack.txt").read_text())[0]
+BLOCKS = """() => [...document.querySelectorAll(SELECTOR + ' .block')]
+    .map((el) => el.dataset.cell + ':' + [...el.classList].find((c) => c.startsWith('c-')))
+    .sort().join(' ')"""
+
+
+@pytest.fixture(scope="module")
+def quick_server(tmp_path_factory):
+    """The app with a limit of 200,000 states a solve (a stop that does not hang on the
+    machine's speed)."""
+    with serving(tmp_path_factory.mktemp("quick"), SOLVE_NODE_LIMIT="200000") as running:
+        yield running
+
+
+def blocks(page, selector: str) -> str:
+    return page.evaluate(BLOCKS.replace("SELECTOR", repr(selector)))
+
+
+def test_a_search_out_of_states_shows_its_bounds_and_its_position_can_be_played(page, quick_server):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(quick_server.url + "/vexed/impossible-pack/1")
+    expect(page.locator("#solve-limits")).to_contain_text("or 200,000 positions")
+    page.locator("#solve-button").click()
+    # While it runs: the bound it has proved, against the level's par.
+    expect(page.locator("#bound-bar")).to_be_visible(timeout=20_000)
+    lower = int(page.locator("#bound-lower").inner_text())
+    assert 0 < lower <= int(page.locator("#bound-upper").inner_text()) == KVASS.par
+    assert page.locator("#bound-bar").get_attribute("max") == str(KVASS.par)
+    expect(page.locator("#solve-status")).to_have_attribute(
+        "data-status", "node-limit", timeout=30_000
+    )
+    caption = page.locator("#solve-caption")
+    expect(caption).to_have_text("Where the search had got to when it stopped")
+    stopped_at = blocks(page, "#solve-board")
+    assert stopped_at and stopped_at != blocks(page, "#play")
+    page.locator("#play-stopped").click()
+    expect(page).to_have_url(re.compile(r"/vexed/custom/[0-9a-f]+$"))
+    assert blocks(page, "#play") == stopped_at  # a level of its own, to play on from there
+    expect(page.locator("#count-moves")).to_have_text("0")
