@@ -268,3 +268,43 @@ def test_a_fifth_game_gets_an_editor_from_its_own_hooks(page, edit_server):
     expect(verdict(page)).to_have_text("Solvable — optimal 5 moves", timeout=VERDICT_WAIT)
     paint(page, "Wall", (0, 4))
     expect(verdict(page)).to_contain_text("Unsolvable", timeout=VERDICT_WAIT)
+
+
+def test_rotate_flip_swap_trim_resize_undo_and_redo(page, edit_server):
+    new_board(page, edit_server, "sokoban", 5, 6)
+    paint(page, "Player", (1, 1))
+    paint(page, "Box", (1, 2))
+    paint(page, "Goal", (2, 3))
+
+    def at(row: int, column: int, kind: str) -> None:
+        expect(cell(page, row, column)).to_have_class(re.compile(rf"\b{kind}\b"))
+
+    page.get_by_role("button", name="Rotate ↻").click()  # (r, c) -> (c, 4 - r): 6 x 5 now
+    expect(page.locator("#edit-board .cell")).to_have_count(30)
+    at(1, 3, "player")
+    at(2, 3, "box")
+    at(3, 2, "goal")
+    page.get_by_role("button", name="Flip ↔").click()  # (r, c) -> (r, 4 - c)
+    at(1, 1, "player")
+    page.get_by_role("button", name="Flip ↕").click()  # (r, c) -> (5 - r, c)
+    at(4, 1, "player")
+    page.get_by_role("button", name="Boxes ↔ goals").click()
+    at(3, 1, "goal")
+    at(2, 2, "box")
+    page.get_by_role("button", name="Undo").click()
+    at(3, 1, "box")
+    page.get_by_role("button", name="Redo").click()
+    at(3, 1, "goal")
+    # The walls of the last column painted over with floor: trim cuts that column off.
+    tool(page, "Floor")
+    first, last = cell(page, 0, 4).bounding_box(), cell(page, 5, 4).bounding_box()
+    page.mouse.move(first["x"] + 5, first["y"] + 5)
+    page.mouse.down()
+    page.mouse.move(last["x"] + 5, last["y"] + 5, steps=8)
+    page.mouse.up()
+    page.get_by_role("button", name="Trim the outside").click()
+    expect(page.locator("#edit-board .cell")).to_have_count(24)
+    page.locator("#edit-cols").fill("7")
+    page.get_by_role("button", name="Resize").click()
+    expect(page.locator("#edit-board .cell")).to_have_count(42)
+    at(4, 1, "player")  # the grid kept its top-left
