@@ -308,3 +308,6 @@ def test_rotate_flip_swap_trim_resize_undo_and_redo(page, edit_server):
     page.get_by_role("button", name="Resize").click()
     expect(page.locator("#edit-board .cell")).to_have_count(42)
     at(4, 1, "player")  # the grid kept its top-left
+    page.reload()  # the draft survives a reload, undo history aside
+    expect(page.locator("#edit-board .cell")).to_have_count(42)
+    at(4, 1, "player")
