@@ -185,6 +185,7 @@ TIERS = {
     "webapp.storage": 2,
     "webapp.solving": 1,
     "webapp.generating": 1,
+    "webapp.checking": 1,
     "webapp.games": 1,
     "webapp.search": 1,
 }

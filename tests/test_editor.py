@@ -27,20 +27,21 @@ def test_every_shipped_level_comes_back_unchanged_from_a_draft(game):
     levels = [level for found in collections for level in found.levels[:40]]
     levels = levels or HOP.parse("Trial|@..#.G\n.G..@")
     for level in levels:
-        draft = game.draft_of(level)
-        back = game.parse(game.draft_text(draft).text)[0]
+        draft = game.editor().draft_of(level)
+        back = game.parse(game.editor().text(draft).text)[0]
         assert game.board_text(back) == game.board_text(level)
         assert game.level_title(back) == game.level_title(level)
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda game: game.name)
 def test_every_game_offers_its_palette_and_a_blank_board_of_its_own(game):
-    tools = game.edit_tools()
+    editor = game.editor()
+    tools = editor.tools()
     assert tools and len({tool.key for tool in tools}) == len(tools)
-    rows, cols = game.edit_size
-    blank = game.blank_draft(rows, cols)
+    rows, cols = editor.size
+    blank = editor.blank(rows, cols)
     assert len(blank.rows) == rows and {len(row) for row in blank.rows} == {cols}
-    looks = game.edit_looks(blank)
+    looks = editor.looks(blank)
     painted = {value for tool in tools for value in tool.paints.values()}
     assert {cell for row in blank.rows for cell in row} | painted <= set(looks)
 
@@ -160,7 +161,7 @@ def test_a_newer_check_cancels_the_one_still_running(tmp_path):
     name = app.config["SESSION_COOKIE_NAME"]
     second_tab.set_cookie(name, client.get_cookie(name).value)
     hard = catalog.collection("sokoban", "xsokoban").levels[49]  # far beyond a quick search
-    slow = json.dumps({"rows": games.get("sokoban").draft_of(hard).rows, "fields": {}})
+    slow = json.dumps({"rows": games.get("sokoban").editor().draft_of(hard).rows, "fields": {}})
     answers: list = []
     first = threading.Thread(
         target=lambda: answers.append(
@@ -201,7 +202,7 @@ def test_a_sliding_board_shuffled_to_exactly_the_moves_asked(client):
         "/sliding/edit/shuffle", data={"draft": draft, "moves": "12"}, headers=headers
     ).get_json()
     game = games.get("sliding")
-    level = game.parse(game.draft_text(Draft(made["rows"], {})).text)[0]
+    level = game.parse(game.editor().text(Draft(made["rows"], {})).text)[0]
     result = solve(game, level, "idastar")
     assert result.solved and len(result.moves) == 12  # optimal: exactly 12 from solved
     too_far = client.post(

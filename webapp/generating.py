@@ -78,9 +78,11 @@ def shuffle_draft(
     set to a position ``moves`` from solved, in plain data."""
     if game_module:
         games.register(game_module)
-    game = games.get(game_name)
+    editor = games.get(game_name).editor()
+    if editor is None:
+        return {"error": f"{game_name} has no editor"}
     try:
-        draft = game.shuffle_draft(Draft(rows, fields), moves, Random())
+        draft = editor.shuffle(Draft(rows, fields), moves, Random())
     except LevelError as error:
         return {"error": error.message}
     return {"rows": draft.rows, "fields": draft.fields}

@@ -3,7 +3,7 @@
    the game's rules (/<game>/edit/look at once, /<game>/edit/verdict from a solver child).
 
    A draft is {rows: [[cell, ...], ...], fields: {title, ...}}; a cell is a value of the
-   game's format (Sokoban's "#", Vexed's "a", a blocks letter, a tile's number). The tools,
+   game's format (a wall's "#", a colour's letter, a piece's letter, a tile's number). The tools,
    how each value looks and the whole-board actions come from the game's hooks, in the page's
    JSON config. */
 (function () {
@@ -103,7 +103,7 @@
     if (paintInto(next, r, c)) change(next); else render();
   }
 
-  // -- the pieces of a blocks board -------------------------------------------------------------
+  // -- pieces chosen by letter (a "piece" tool) ---------------------------------------------------
   const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
   function pieceLetter() {
     const select = document.getElementById("edit-piece");

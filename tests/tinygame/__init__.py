@@ -14,6 +14,7 @@ from webapp.games.base import (
     Algorithm,
     Draft,
     DraftText,
+    Editor,
     Game,
     IllegalMove,
     LevelError,
@@ -117,13 +118,17 @@ class Hop(Game[Line, int]):
     def algorithms(self) -> dict[str, Algorithm]:
         return {"bfs": Algorithm("bfs", "Breadth-first: fewest hops", "moves", True, _solve)}
 
-    # The editor: its hooks alone give Hop a page at /hop/edit.
-    editable = True
-    edit_rows = (1, 1)
-    edit_cols = (3, 30)
-    edit_size = (1, 8)
+    def editor(self) -> Editor:
+        """Its editor alone gives Hop a page at /hop/edit."""
+        return HopEditor()
 
-    def edit_tools(self) -> Sequence[Tool]:
+
+class HopEditor(Editor):
+    rows = (1, 1)
+    cols = (3, 30)
+    size = (1, 8)
+
+    def tools(self) -> Sequence[Tool]:
         return (
             Tool("o", "Ground", {"*": "."}),
             Tool("w", "Wall", {"*": "#"}),
@@ -131,7 +136,7 @@ class Hop(Game[Line, int]):
             Tool("g", "Flag", {"*": "G"}),
         )
 
-    def edit_looks(self, draft: Draft) -> Mapping[str, Look]:
+    def looks(self, draft: Draft) -> Mapping[str, Look]:
         return {
             ".": Look("", label="ground"),
             "#": Look("wall", label="wall"),
@@ -139,13 +144,13 @@ class Hop(Game[Line, int]):
             "G": Look("flag", label="flag"),
         }
 
-    def blank_draft(self, rows: int, cols: int) -> Draft:
+    def blank(self, rows: int, cols: int) -> Draft:
         return Draft([["."] * cols], {"title": ""})
 
     def draft_of(self, level: Line) -> Draft:
         return Draft([list(level.cells)], {"title": level.title})
 
-    def draft_text(self, draft: Draft) -> DraftText:
+    def text(self, draft: Draft) -> DraftText:
         cells = "".join(draft.rows[0])
         title = " ".join(draft.fields.get("title", "").replace("|", " ").split())
         return DraftText(f"{title}|{cells}" if title else cells, 1, 1)

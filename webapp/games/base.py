@@ -101,6 +101,61 @@ class DraftText:
         return (line - self.first_line, max(0, ((column or 1) - 1) // self.cell_width))
 
 
+class Editor:
+    """A game's level editor: its palette, how each value of a cell is drawn, and its drafts
+    read from levels and written as the game's text. A game's ``editor()`` returns one."""
+
+    #: The smallest and largest grid: rows, then columns; and a new board's size.
+    rows: tuple[int, int] = (3, 30)
+    cols: tuple[int, int] = (3, 30)
+    size: tuple[int, int] = (7, 7)
+    #: The value "trim" cuts from the grid's edges (the outside), or None for no trim.
+    outside: str | None = None
+    #: The most moves from solved ``shuffle`` sets a board to; 0 for no shuffle.
+    shuffle_most: int = 0
+
+    def tools(self) -> Sequence[Tool]:
+        """The palette, in the game's words, the default tool first."""
+        raise NotImplementedError
+
+    def looks(self, draft: Draft) -> Mapping[str, Look]:
+        """How each value a cell may take is drawn: every value the tools paint, and those
+        in ``draft``."""
+        raise NotImplementedError
+
+    def fields(self) -> Sequence[EditField]:
+        """A draft's settings besides its grid and title."""
+        return ()
+
+    def actions(self) -> Sequence[tuple[str, str, Mapping[str, str]]]:
+        """Whole-board actions of the game's own (a Sokoban level's boxes and goals swapped):
+        (name, label, the value each value becomes)."""
+        return ()
+
+    def blank(self, rows: int, cols: int) -> Draft:
+        """A new board of ``rows`` by ``cols``."""
+        raise NotImplementedError
+
+    def draft_of(self, level: Any) -> Draft:
+        """``level`` as a draft, its title in ``fields["title"]``."""
+        raise NotImplementedError
+
+    def text(self, draft: Draft) -> DraftText:
+        """``draft`` in the game's format: its ``parse`` reads it back, or names the square
+        at fault with a LevelError."""
+        raise NotImplementedError
+
+    def outside_squares(self, level: Any) -> frozenset[tuple[int, int]]:
+        """The squares (row, column) beyond the level's walls: drawn as the game's board
+        draws them. None by default."""
+        return frozenset()
+
+    def shuffle(self, draft: Draft, moves: int, rng: Random) -> Draft:
+        """``draft``'s board set to a position exactly ``moves`` from solved, proved (a
+        search: the web layer runs it in a solver child); LevelError when out of reach."""
+        raise LevelError("this editor has no shuffle")
+
+
 class LevelError(ValueError):
     """A level text that cannot be played, with the 1-based line and column at fault."""
 
@@ -115,9 +170,9 @@ class LevelError(ValueError):
 
 
 class UnsolvableLevel(LevelError):
-    """A level text well formed but proved impossible by its rules alone (a Vexed colour with
-    one block, a sliding puzzle of the wrong parity): the editor's verdict "unsolvable",
-    with the square at fault."""
+    """A level text well formed but proved impossible by its rules alone (a colour with a
+    single block that can never vanish, a board of the wrong parity): the editor's verdict
+    "unsolvable", with the square at fault."""
 
 
 class MoveError(ValueError):
@@ -306,62 +361,11 @@ class Game(ABC, Generic[Level, State]):
         bounded by counts, never by time."""
         raise LevelError(f"{self.title} makes no levels of its own")
 
-    # -- the editor (docs/game-interface.md, "The editor"): a game that fills these in gets
-    # /<game>/edit and "Edit a copy" on its level pages -------------------------------------
-    #: True when the game has an editor.
-    editable: ClassVar[bool] = False
-    #: The smallest and largest grid the editor makes: rows, then columns.
-    edit_rows: ClassVar[tuple[int, int]] = (3, 30)
-    edit_cols: ClassVar[tuple[int, int]] = (3, 30)
-    #: The size of a new board: rows, columns.
-    edit_size: ClassVar[tuple[int, int]] = (7, 7)
-    #: The value "trim" cuts from the grid's edges (the outside), or None for no trim.
-    edit_outside: ClassVar[str | None] = None
-
-    def edit_tools(self) -> Sequence[Tool]:
-        """The palette, in the game's words, the default tool first."""
-        return ()
-
-    def edit_looks(self, draft: Draft) -> Mapping[str, Look]:
-        """How each value a cell of ``draft`` may take is drawn (every value the tools can
-        paint, and those in ``draft``)."""
-        return {}
-
-    def edit_fields(self) -> Sequence[EditField]:
-        """A draft's settings besides its grid and title."""
-        return ()
-
-    def edit_actions(self) -> Sequence[tuple[str, str, Mapping[str, str]]]:
-        """Whole-board actions of the game's own (a Sokoban level's boxes and goals swapped):
-        (name, label, the value each value becomes)."""
-        return ()
-
-    def blank_draft(self, rows: int, cols: int) -> Draft:
-        """A new draft of ``rows`` by ``cols``: an empty board of the game's."""
-        raise LevelError(f"{self.title} has no editor")
-
-    def draft_of(self, level: Level) -> Draft:
-        """``level`` as a draft (its title in ``fields["title"]``)."""
-        raise LevelError(f"{self.title} has no editor")
-
-    def draft_text(self, draft: Draft) -> DraftText:
-        """``draft`` in the game's format: ``parse`` reads it back, or names the square at
-        fault with a LevelError."""
-        raise LevelError(f"{self.title} has no editor")
-
-    def outside_squares(self, level: Level) -> frozenset[tuple[int, int]]:
-        """The squares (row, column) of the grid that are no part of the level (beyond its
-        walls): the editor draws them as the game's board does. None by default."""
-        return frozenset()
-
-    #: The most moves from solved ``shuffle_draft`` can set a board to; 0 for none.
-    edit_shuffle_most: ClassVar[int] = 0
-
-    def shuffle_draft(self, draft: Draft, moves: int, rng: Random) -> Draft:
-        """``draft``'s board set to a position exactly ``moves`` from solved, proved (a
-        search: the web layer runs it in a solver child); LevelError when the board or the
-        count is out of reach."""
-        raise LevelError(f"{self.title} has no shuffle")
+    # -- the editor (docs/game-interface.md, "The editor") ------------------------------------
+    def editor(self) -> Editor | None:
+        """The game's level editor (``<game>/edit.py``, imported when asked for), or None:
+        a game with one gets /<game>/edit and "Edit a copy" on its level pages."""
+        return None
 
     #: True when the board can show a picture the player chooses, uploads included.
     uses_pictures: ClassVar[bool] = False

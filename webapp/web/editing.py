@@ -33,7 +33,15 @@ from webapp.core import sharing
 from webapp.core.catalog import CUSTOM, LevelRef
 from webapp.core.errors import NotFound, Refused, Unavailable
 from webapp.core.levels import get_game
-from webapp.games.base import Draft, DraftText, Game, LevelError, MoveError, UnsolvableLevel
+from webapp.games.base import (
+    Draft,
+    DraftText,
+    Editor,
+    Game,
+    LevelError,
+    MoveError,
+    UnsolvableLevel,
+)
 from webapp.generating import shuffle_draft
 from webapp.jobs.base import Busy, Request, wait_for
 from webapp.search import Limits
@@ -57,14 +65,16 @@ EDIT_GRACE = 5.0
 SHUFFLE_SECONDS = 30.0
 
 
-def editable(game_name: str) -> Game:
+def editable(game_name: str) -> tuple[Game, Editor]:
+    """The game at this address and its editor; NotFound for a game without one."""
     game = get_game(game_name)
-    if not game.editable:
+    editor = game.editor()
+    if editor is None:
         raise NotFound(f"{game.title} has no editor yet.")
-    return game
+    return game, editor
 
 
-def read_draft(game: Game, raw: str) -> Draft:
+def read_draft(game: Game, editor: Editor, raw: str) -> Draft:
     """The draft a page sent, checked for shape and size before the game reads it."""
     if len(raw.encode()) > MAX_DRAFT_BYTES:
         raise Refused(f"The draft is too large (the most is {MAX_DRAFT_BYTES:,} bytes).")
@@ -77,10 +87,10 @@ def read_draft(game: Game, raw: str) -> Draft:
     rows, fields = data.get("rows"), data.get("fields", {})
     if not isinstance(rows, list) or not rows or not all(isinstance(row, list) for row in rows):
         raise Refused("The draft has no board (rows of cells were expected).")
-    low, high = game.edit_rows
+    low, high = editor.rows
     if not low <= len(rows) <= high:
         raise Refused(f"A {game.title} board has {low} to {high} rows, not {len(rows)}.")
-    low, high = game.edit_cols
+    low, high = editor.cols
     width = len(rows[0])
     if not low <= width <= high:
         raise Refused(f"A {game.title} board has {low} to {high} columns, not {width}.")
@@ -88,7 +98,7 @@ def read_draft(game: Game, raw: str) -> Draft:
         raise Refused("Every row of the board must be as long as the first.")
     if not isinstance(fields, dict):
         raise Refused("The draft's settings are not readable.")
-    known = {"title"} | {field.name for field in game.edit_fields()}
+    known = {"title"} | {field.name for field in editor.fields()}
     kept = {}
     for name, value in fields.items():
         if name not in known or not isinstance(value, str):
@@ -97,7 +107,7 @@ def read_draft(game: Game, raw: str) -> Draft:
             raise Refused(f"The {name} is too long (the most is {MAX_FIELD} characters).")
         kept[name] = value
     draft = Draft([[str(cell) for cell in row] for row in rows], kept)
-    looks = game.edit_looks(draft)
+    looks = editor.looks(draft)
     for r, row in enumerate(draft.rows):
         for c, cell in enumerate(row):
             if cell not in looks:
@@ -108,19 +118,19 @@ def read_draft(game: Game, raw: str) -> Draft:
     return draft
 
 
-def level_of(game: Game, draft: Draft) -> tuple[Any, DraftText]:
+def level_of(game: Game, editor: Editor, draft: Draft) -> tuple[Any, DraftText]:
     """The level a draft stands for, and its text; LevelError names what is wrong."""
-    written = game.draft_text(draft)
+    written = editor.text(draft)
     return game.parse(written.text)[0], written
 
 
-def structure(game: Game, draft: Draft) -> dict[str, Any]:
+def structure(game: Game, editor: Editor, draft: Draft) -> dict[str, Any]:
     """What the rules say of a draft at once: errors (each naming its square where it has
     one), and the squares where a box would be stuck for good."""
     try:
-        level, _written = level_of(game, draft)
+        level, _written = level_of(game, editor, draft)
     except UnsolvableLevel as proof:  # well formed, and the rules alone say it cannot be won
-        square = game.draft_text(draft).square(proof.line, proof.column)
+        square = editor.text(draft).square(proof.line, proof.column)
         found = {"status": "unsolvable", "reason": proof.message}
         return {
             "ok": False,
@@ -130,14 +140,14 @@ def structure(game: Game, draft: Draft) -> dict[str, Any]:
             "verdict": _verdict_html(game, found),
         }
     except LevelError as error:
-        square = game.draft_text(draft).square(error.line, error.column)
+        square = editor.text(draft).square(error.line, error.column)
         return {
             "ok": False,
             "errors": [{"message": error.message, "square": list(square) if square else None}],
             "dead": [],
         }
     dead = sorted(game.dead_squares(level))
-    outside = sorted(game.outside_squares(level))
+    outside = sorted(editor.outside_squares(level))
     return {
         "ok": True,
         "errors": [],
@@ -151,46 +161,44 @@ def structure(game: Game, draft: Draft) -> dict[str, Any]:
 def edit_page(game_name: str) -> str:
     """The editor: a new board, the draft this browser keeps, or a copy of a level (``from``,
     the level's path on this site)."""
-    game = editable(game_name)
+    game, editor = editable(game_name)
     copy, source = None, request.args.get("from", "")
     if source:
         parts = source.strip("/").split("/")
         if len(parts) != 3 or parts[0] != game.name:
             raise Refused(f"{source[:80]!r} is not the address of a {game.title} level.")
         found = find_level(*parts)
-        draft = game.draft_of(found.level)
+        draft = editor.draft_of(found.level)
         draft.fields["title"] = found.title or draft.fields.get("title", "")
         copy = {"rows": draft.rows, "fields": draft.fields}
-    low_rows, high_rows = game.edit_rows
-    low_cols, high_cols = game.edit_cols
-    blank = game.blank_draft(*game.edit_size)
+    blank = editor.blank(*editor.size)
     config = {
         "game": game.name,
         "title": game.title,
         "tools": [
             {"key": t.key, "label": t.label, "paints": dict(t.paints), "kind": t.kind}
-            for t in game.edit_tools()
+            for t in editor.tools()
         ],
-        "looks": _looks(game, blank),
+        "looks": _looks(editor, blank),
         "actions": [
             {"name": name, "label": label, "table": dict(table)}
-            for name, label, table in game.edit_actions()
+            for name, label, table in editor.actions()
         ],
-        "fields": [vars(field) for field in game.edit_fields()],
-        "rows": [low_rows, high_rows],
-        "cols": [low_cols, high_cols],
-        "outside": game.edit_outside,
+        "fields": [vars(field) for field in editor.fields()],
+        "rows": list(editor.rows),
+        "cols": list(editor.cols),
+        "outside": editor.outside,
         "blank": {"rows": blank.rows, "fields": blank.fields},
         "copy": copy,
         "source": source if copy else "",
         "seconds": _seconds(),
-        "shuffle_most": game.edit_shuffle_most,
+        "shuffle_most": editor.shuffle_most,
     }
     return render_template("edit.html", game=game, config=config)
 
 
-def _looks(game: Game, draft: Draft) -> dict[str, dict[str, str]]:
-    return {value: vars(look) for value, look in game.edit_looks(draft).items()}
+def _looks(editor: Editor, draft: Draft) -> dict[str, dict[str, str]]:
+    return {value: vars(look) for value, look in editor.looks(draft).items()}
 
 
 def _seconds() -> float:
@@ -200,15 +208,15 @@ def _seconds() -> float:
 @bp.get("/<game_name>/edit/blank")
 def blank_board(game_name: str) -> Response:
     """A new empty board of the size asked for."""
-    game = editable(game_name)
+    game, editor = editable(game_name)
     sizes = []
-    for name, (low, high) in (("rows", game.edit_rows), ("cols", game.edit_cols)):
+    for name, (low, high) in (("rows", editor.rows), ("cols", editor.cols)):
         text = request.args.get(name, "")
         if not text.isdecimal() or not low <= int(text) <= high:
             raise Refused(f"The number of {name} is from {low} to {high}.")
         sizes.append(int(text))
-    draft = game.blank_draft(*sizes)
-    return jsonify(rows=draft.rows, fields=draft.fields, looks=_looks(game, draft))
+    draft = editor.blank(*sizes)
+    return jsonify(rows=draft.rows, fields=draft.fields, looks=_looks(editor, draft))
 
 
 # -- checks -----------------------------------------------------------------------------------
@@ -216,19 +224,19 @@ def blank_board(game_name: str) -> Response:
 @limit("edit_looks", "240 per minute", "The editor is checking a lot just now; wait a moment.")
 def look(game_name: str) -> Response:
     """The structure of the draft: errors by square, and the dead squares."""
-    game = editable(game_name)
-    draft = read_draft(game, request.form.get("draft", ""))
-    return jsonify(**structure(game, draft), looks=_looks(game, draft))
+    game, editor = editable(game_name)
+    draft = read_draft(game, editor, request.form.get("draft", ""))
+    return jsonify(**structure(game, editor, draft), looks=_looks(editor, draft))
 
 
 @bp.post("/<game_name>/edit/verdict")
 @limit("edit_verdicts", "60 per minute", "The solver has checked many drafts lately; wait.")
 def verdict(game_name: str) -> Response:
     """The solver's verdict on the draft, from a bounded search in a solver child."""
-    game = editable(game_name)
-    draft = read_draft(game, request.form.get("draft", ""))
+    game, editor = editable(game_name)
+    draft = read_draft(game, editor, request.form.get("draft", ""))
     try:
-        level, _written = level_of(game, draft)
+        level, _written = level_of(game, editor, draft)
     except LevelError as error:
         return jsonify(status="invalid", html=_verdict_html(game, {"status": "invalid",
                        "reason": error.message}), squares=[])  # fmt: skip
@@ -287,13 +295,13 @@ def _verdict_html(game: Game, found: dict[str, Any]) -> str:
 def shuffle(game_name: str) -> Response:
     """The draft's board set to a position exactly the moves asked from solved, found and
     proved in a solver child."""
-    game = editable(game_name)
-    if not game.edit_shuffle_most:
+    game, editor = editable(game_name)
+    if not editor.shuffle_most:
         raise NotFound(f"{game.title} has no shuffle.")
-    draft = read_draft(game, request.form.get("draft", ""))
+    draft = read_draft(game, editor, request.form.get("draft", ""))
     text = request.form.get("moves", "")
-    if not text.isdecimal() or not 1 <= int(text) <= game.edit_shuffle_most:
-        raise Refused(f"The moves from solved are a number from 1 to {game.edit_shuffle_most}.")
+    if not text.isdecimal() or not 1 <= int(text) <= editor.shuffle_most:
+        raise Refused(f"The moves from solved are a number from 1 to {editor.shuffle_most}.")
     try:
         with waiting_elsewhere():
             made = get_runner().call(
@@ -321,8 +329,8 @@ def shuffle(game_name: str) -> Response:
 def save(game_name: str) -> Response:
     """The draft saved at its content address: to test-play it (``intent`` play, or watch with
     the solver's ``moves``), or to keep it as the player's own, signed with an author's name."""
-    game = editable(game_name)
-    draft = read_draft(game, request.form.get("draft", ""))
+    game, editor = editable(game_name)
+    draft = read_draft(game, editor, request.form.get("draft", ""))
     intent = request.form.get("intent", "save")
     if intent not in ("save", "play", "watch"):
         raise Refused("The editor can save, test-play or watch a draft; nothing else.")
@@ -330,7 +338,7 @@ def save(game_name: str) -> Response:
     if len(author) > MAX_FIELD:
         raise Refused(f"The author's name is too long (the most is {MAX_FIELD} characters).")
     try:
-        level, _written = level_of(game, draft)
+        level, _written = level_of(game, editor, draft)
     except LevelError as error:
         raise Refused(f"The level cannot be played yet: {error.message}") from None
     ref: LevelRef = sharing.save_levels(shelf(), game, [level])[0][0]
@@ -349,7 +357,7 @@ def save(game_name: str) -> Response:
 
 def authored(game: Game) -> list[dict[str, str]]:
     """The levels this player saved from the editor, for the game's page."""
-    if not player_id() or not game.editable:
+    if not player_id() or game.editor() is None:
         return []
     store = get_store()
     shown = []

@@ -13,18 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from random import Random
 from typing import Any
 
-from webapp.games.base import (
-    Algorithm,
-    Draft,
-    DraftText,
-    EditField,
-    Game,
-    IllegalMove,
-    Look,
-    Made,
-    MoveError,
-    Tool,
-)
+from webapp.games.base import Algorithm, Editor, Game, IllegalMove, Made, MoveError
 from webapp.games.blocks.level import Level, Position, board_text, level_text, parse_collection
 
 DIRECTIONS = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
@@ -101,41 +90,10 @@ class Blocks(Game[Level, Position]):
 
         return generate(settings["difficulty"], rng, settings.get("title", ""), self)
 
-    # -- the editor (edit.py) ------------------------------------------------------------
-    editable = True
-    edit_rows = (2, 8)
-    edit_cols = (2, 8)
-    edit_size = (5, 4)
+    def editor(self) -> Editor:
+        from webapp.games.blocks.edit import EDITOR
 
-    def edit_tools(self) -> Sequence[Tool]:
-        from webapp.games.blocks.edit import TOOLS
-
-        return TOOLS
-
-    def edit_looks(self, draft: Draft) -> Mapping[str, Look]:
-        from webapp.games.blocks.edit import looks
-
-        return looks(draft)
-
-    def edit_fields(self) -> Sequence[EditField]:
-        from webapp.games.blocks.edit import FIELDS
-
-        return FIELDS
-
-    def blank_draft(self, rows: int, cols: int) -> Draft:
-        from webapp.games.blocks.edit import blank
-
-        return blank(rows, cols)
-
-    def draft_of(self, level: Level) -> Draft:
-        from webapp.games.blocks.edit import draft_of
-
-        return draft_of(level)
-
-    def draft_text(self, draft: Draft) -> DraftText:
-        from webapp.games.blocks.edit import draft_text
-
-        return draft_text(draft)
+        return EDITOR
 
     def parse(self, text: str) -> list[Level]:
         return parse_collection(text)

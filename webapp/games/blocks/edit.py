@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import string
 
-from webapp.games.base import Draft, DraftText, EditField, Look, Tool
+from webapp.games.base import Draft, DraftText, EditField, Editor, Look, Tool
 from webapp.games.blocks.level import EMPTY, WALL, Level
 
 LETTERS = string.ascii_uppercase
@@ -25,42 +25,54 @@ FIELDS = (
 )
 
 
-def looks(draft: Draft) -> dict[str, Look]:
-    goal = draft.fields.get("goal_piece", "")
-    shown = {EMPTY: Look("floor", label="floor"), WALL: Look("wall", label="wall")}
-    for letter in LETTERS:
-        mark = " goal-piece" if letter == goal else ""
-        shown[letter] = Look(f"floor edit-piece{mark}", letter, f"piece {letter}")
-    return shown
+class BlocksEditor(Editor):
+    rows = (2, 8)
+    cols = (2, 8)
+    size = (5, 4)
+
+    def tools(self) -> tuple[Tool, ...]:
+        return TOOLS
+
+    def fields(self) -> tuple[EditField, ...]:
+        return FIELDS
+
+    def looks(self, draft: Draft) -> dict[str, Look]:
+        goal = draft.fields.get("goal_piece", "")
+        shown = {EMPTY: Look("floor", label="floor"), WALL: Look("wall", label="wall")}
+        for letter in LETTERS:
+            mark = " goal-piece" if letter == goal else ""
+            shown[letter] = Look(f"floor edit-piece{mark}", letter, f"piece {letter}")
+        return shown
+
+    def blank(self, rows: int, cols: int) -> Draft:
+        """An empty floor (the board's edge is its wall)."""
+        fields = {"title": "", "goal_piece": "A", "goal_row": str(rows), "goal_col": "1"}
+        return Draft([[EMPTY] * cols for _ in range(rows)], fields)
+
+    def draft_of(self, level: Level) -> Draft:
+        row, col = divmod(level.goal_place, level.width)
+        fields = {
+            "title": level.title,
+            "goal_piece": level.pieces[level.goal_piece].letter,
+            "goal_row": str(row + 1),
+            "goal_col": str(col + 1),
+        }
+        return Draft([list(line) for line in level.grid().split("\n")], fields)
+
+    def text(self, draft: Draft) -> DraftText:
+        fields = draft.fields
+        title = " ".join(fields.get("title", "").splitlines()).strip()
+        goal = " ".join(
+            (
+                fields.get("goal_piece", "")[:1] or "?",
+                fields.get("goal_row", "")[:3] or "?",
+                fields.get("goal_col", "")[:3] or "?",
+            )  # fmt: skip
+        )
+        head = ["Klotski layout"] + ([f"name: {title}"] if title else [])
+        head += [f"goal: {goal}", "--"]
+        rows = ["".join(row) for row in draft.rows]
+        return DraftText("\n".join(head + rows), first_line=len(head) + 1)
 
 
-def blank(rows: int, cols: int) -> Draft:
-    """An empty floor (the board's edge is its wall)."""
-    fields = {"title": "", "goal_piece": "A", "goal_row": str(rows), "goal_col": "1"}
-    return Draft([[EMPTY] * cols for _ in range(rows)], fields)
-
-
-def draft_of(level: Level) -> Draft:
-    row, col = divmod(level.goal_place, level.width)
-    fields = {
-        "title": level.title,
-        "goal_piece": level.pieces[level.goal_piece].letter,
-        "goal_row": str(row + 1),
-        "goal_col": str(col + 1),
-    }
-    return Draft([list(line) for line in level.grid().split("\n")], fields)
-
-
-def draft_text(draft: Draft) -> DraftText:
-    fields = draft.fields
-    title = " ".join(fields.get("title", "").splitlines()).strip()
-    goal = " ".join(
-        (
-            fields.get("goal_piece", "")[:1] or "?",
-            fields.get("goal_row", "")[:3] or "?",
-            fields.get("goal_col", "")[:3] or "?",
-        )  # fmt: skip
-    )
-    head = ["Klotski layout"] + ([f"name: {title}"] if title else []) + [f"goal: {goal}", "--"]
-    rows = ["".join(row) for row in draft.rows]
-    return DraftText("\n".join(head + rows), first_line=len(head) + 1)
+EDITOR = BlocksEditor()

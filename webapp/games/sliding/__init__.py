@@ -3,22 +3,11 @@ they stand in order. A move is the direction one tile slides: ``L R U D``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from random import Random
 
-from webapp.games.base import (
-    Algorithm,
-    Draft,
-    DraftText,
-    Game,
-    IllegalMove,
-    LevelError,
-    Look,
-    Made,
-    MoveError,
-    Tool,
-)
+from webapp.games.base import Algorithm, Editor, Game, IllegalMove, LevelError, Made, MoveError
 from webapp.games.sliding.level import (
     Level,
     board_text,
@@ -81,43 +70,10 @@ class Sliding(Game[Level, Board]):
     #: The longest random walk an "easy" new game may ask for.
     max_walk = 1000
 
-    # -- the editor (edit.py) ------------------------------------------------------------
-    editable = True
-    edit_rows = (2, 8)
-    edit_cols = (2, 8)
-    edit_size = (4, 4)
+    def editor(self) -> Editor:
+        from webapp.games.sliding.edit import SlidingEditor
 
-    def edit_tools(self) -> Sequence[Tool]:
-        from webapp.games.sliding.edit import TOOLS
-
-        return TOOLS
-
-    def edit_looks(self, draft: Draft) -> Mapping[str, Look]:
-        from webapp.games.sliding.edit import looks
-
-        return looks(draft)
-
-    def blank_draft(self, rows: int, cols: int) -> Draft:
-        from webapp.games.sliding.edit import blank
-
-        return blank(rows, cols)
-
-    def draft_of(self, level: Level) -> Draft:
-        from webapp.games.sliding.edit import draft_of
-
-        return draft_of(level)
-
-    def draft_text(self, draft: Draft) -> DraftText:
-        from webapp.games.sliding.edit import draft_text
-
-        return draft_text(draft)
-
-    edit_shuffle_most = 40
-
-    def shuffle_draft(self, draft: Draft, moves: int, rng: Random) -> Draft:
-        from webapp.games.sliding.edit import shuffle
-
-        return shuffle(draft, moves, rng, self)
+        return SlidingEditor(self)
 
     def parse(self, text: str) -> list[Level]:
         return parse_collection(text)

@@ -6,17 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from random import Random
 from typing import TYPE_CHECKING
 
-from webapp.games.base import (
-    Algorithm,
-    Draft,
-    DraftText,
-    Game,
-    IllegalMove,
-    Look,
-    Made,
-    MoveError,
-    Tool,
-)
+from webapp.games.base import Algorithm, Editor, Game, IllegalMove, Made, MoveError
 from webapp.games.sokoban.level import Level, parse_collection
 from webapp.games.sokoban.position import DIRECTIONS, Position, step_offset, walk
 
@@ -32,44 +22,10 @@ class Sokoban(Game[Level, Position]):
     default_algorithm = "fast"
     order = 10
 
-    # -- the editor (edit.py) ------------------------------------------------------------
-    editable = True
-    edit_outside = " "
+    def editor(self) -> Editor:
+        from webapp.games.sokoban.edit import EDITOR
 
-    def edit_tools(self) -> Sequence[Tool]:
-        from webapp.games.sokoban.edit import TOOLS
-
-        return TOOLS
-
-    def edit_looks(self, draft: Draft) -> Mapping[str, Look]:
-        from webapp.games.sokoban.edit import LOOKS
-
-        return LOOKS
-
-    def edit_actions(self) -> Sequence[tuple[str, str, Mapping[str, str]]]:
-        from webapp.games.sokoban.edit import SWAP
-
-        return (("swap", "Boxes ↔ goals", SWAP),)
-
-    def blank_draft(self, rows: int, cols: int) -> Draft:
-        from webapp.games.sokoban.edit import blank
-
-        return blank(rows, cols)
-
-    def draft_of(self, level: Level) -> Draft:
-        from webapp.games.sokoban.edit import draft_of
-
-        return draft_of(level)
-
-    def draft_text(self, draft: Draft) -> DraftText:
-        from webapp.games.sokoban.edit import draft_text
-
-        return draft_text(draft)
-
-    def outside_squares(self, level: Level) -> frozenset[tuple[int, int]]:
-        width = level.width
-        kinds = level.cell_kinds
-        return frozenset(divmod(i, width) for i, kind in enumerate(kinds) if kind == "outside")
+        return EDITOR
 
     def parse(self, text: str) -> list[Level]:
         return parse_collection(text)

@@ -8,12 +8,10 @@ A draft's cells are XSB characters. Floor and the outside are both a space while
 
 from __future__ import annotations
 
-from webapp.games.base import Draft, DraftText, Look, Tool
+from webapp.games.base import Draft, DraftText, Editor, Look, Tool
 from webapp.games.sokoban.level import Level
 
 WALL, FLOOR, GOAL, BOX, BOX_ON_GOAL, PLAYER, PLAYER_ON_GOAL = "#", " ", ".", "$", "*", "@", "+"
-#: What each character holds: a goal underneath, and what stands on it.
-_GOALS = {GOAL, BOX_ON_GOAL, PLAYER_ON_GOAL}
 
 TOOLS = (
     Tool("w", "Wall", {"*": WALL}),
@@ -62,38 +60,57 @@ LOOKS = {
 SWAP = {BOX: GOAL, GOAL: BOX}
 
 
-def blank(rows: int, cols: int) -> Draft:
-    """A room: walls round the edge, floor inside."""
-    grid = [
-        [WALL if r in (0, rows - 1) or c in (0, cols - 1) else FLOOR for c in range(cols)]
-        for r in range(rows)
-    ]
-    return Draft(grid, {"title": ""})
+class SokobanEditor(Editor):
+    outside = FLOOR
+
+    def tools(self) -> tuple[Tool, ...]:
+        return TOOLS
+
+    def looks(self, draft: Draft) -> dict[str, Look]:
+        return LOOKS
+
+    def actions(self) -> tuple[tuple[str, str, dict[str, str]], ...]:
+        return (("swap", "Boxes ↔ goals", SWAP),)
+
+    def blank(self, rows: int, cols: int) -> Draft:
+        """A room: walls round the edge, floor inside."""
+        grid = [
+            [WALL if r in (0, rows - 1) or c in (0, cols - 1) else FLOOR for c in range(cols)]
+            for r in range(rows)
+        ]
+        return Draft(grid, {"title": ""})
+
+    def draft_of(self, level: Level) -> Draft:
+        """The level's squares as XSB characters, on a grid as wide as its widest row."""
+        grid = []
+        for r in range(level.height):
+            row = []
+            for c in range(level.width):
+                i = r * level.width + c
+                goal = i in level.goals
+                if i in level.walls:
+                    row.append(WALL)
+                elif i in level.boxes:
+                    row.append(BOX_ON_GOAL if goal else BOX)
+                elif i == level.player:
+                    row.append(PLAYER_ON_GOAL if goal else PLAYER)
+                else:
+                    row.append(GOAL if goal else FLOOR)
+            grid.append(row)
+        return Draft(grid, {"title": level.title})
+
+    def text(self, draft: Draft) -> DraftText:
+        """XSB, the title first: ``Title:`` then the rows, floor written as ``-``."""
+        title = " ".join(draft.fields.get("title", "").splitlines()).strip()
+        head = [f"Title: {title}"] if title else []
+        rows = ["".join("-" if cell == FLOOR else cell for cell in row) for row in draft.rows]
+        return DraftText("\n".join(head + rows), first_line=len(head) + 1)
+
+    def outside_squares(self, level: Level) -> frozenset[tuple[int, int]]:
+        kinds = level.cell_kinds
+        return frozenset(
+            divmod(i, level.width) for i, kind in enumerate(kinds) if kind == "outside"
+        )
 
 
-def draft_of(level: Level) -> Draft:
-    """The level's squares as XSB characters, on a grid as wide as its widest row."""
-    grid = []
-    for r in range(level.height):
-        row = []
-        for c in range(level.width):
-            i = r * level.width + c
-            goal = i in level.goals
-            if i in level.walls:
-                row.append(WALL)
-            elif i in level.boxes:
-                row.append(BOX_ON_GOAL if goal else BOX)
-            elif i == level.player:
-                row.append(PLAYER_ON_GOAL if goal else PLAYER)
-            else:
-                row.append(GOAL if goal else FLOOR)
-        grid.append(row)
-    return Draft(grid, {"title": level.title})
-
-
-def draft_text(draft: Draft) -> DraftText:
-    """XSB, the title first: ``Title:`` then the rows, floor written as ``-``."""
-    title = " ".join(draft.fields.get("title", "").splitlines()).strip()
-    head = [f"Title: {title}"] if title else []
-    rows = ["".join("-" if cell == FLOOR else cell for cell in row) for row in draft.rows]
-    return DraftText("\n".join(head + rows), first_line=len(head) + 1)
+EDITOR = SokobanEditor()

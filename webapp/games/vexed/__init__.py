@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from random import Random
 
-from webapp.games.base import Algorithm, Draft, DraftText, Game, Look, Made, Tool
+from webapp.games.base import Algorithm, Editor, Game, Made
 from webapp.games.vexed import rules
 from webapp.games.vexed.level import Level, parse_collection
 from webapp.games.vexed.rules import Board
@@ -73,36 +73,10 @@ class Vexed(Game[Level, Board]):
 
         return generate(settings["difficulty"], rng, settings.get("title", ""), self)
 
-    # -- the editor (edit.py) ------------------------------------------------------------
-    editable = True
-    edit_rows = (3, 16)
-    edit_cols = (3, 16)
-    edit_size = (7, 8)
+    def editor(self) -> Editor:
+        from webapp.games.vexed.edit import VexedEditor
 
-    def edit_tools(self) -> Sequence[Tool]:
-        from webapp.games.vexed.edit import tools
-
-        return tools(self.symbols)
-
-    def edit_looks(self, draft: Draft) -> Mapping[str, Look]:
-        from webapp.games.vexed.edit import looks
-
-        return looks(self.symbols, draft)
-
-    def blank_draft(self, rows: int, cols: int) -> Draft:
-        from webapp.games.vexed.edit import blank
-
-        return blank(rows, cols)
-
-    def draft_of(self, level: Level) -> Draft:
-        from webapp.games.vexed.edit import draft_of
-
-        return draft_of(level)
-
-    def draft_text(self, draft: Draft) -> DraftText:
-        from webapp.games.vexed.edit import draft_text
-
-        return draft_text(draft)
+        return VexedEditor(self.symbols)
 
     def parse(self, text: str) -> list[Level]:
         return parse_collection(text)
