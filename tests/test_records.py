@@ -182,3 +182,40 @@ def test_page_settings_are_kept_per_player_and_checked(client):
     for bad in ({"theme": "<script>"}, {"volume": 11}, {"sound": 1}, ["theme"]):
         refused = client.post("/settings/page", json=bad, headers=headers)
         assert refused.status_code == 400, bad
+
+
+def test_a_collection_is_sorted_by_rating_and_filtered_by_solved(app, client):
+    from webapp.core.catalog import LevelRef, collection
+    from webapp.solving import solve
+    from webapp.web.database import get_store
+    from webapp.web.standing import level_rating
+
+    pack = collection("vexed", "childrens-pack")
+    everything = list(range(1, len(pack.levels) + 1))
+
+    def listed(query: str) -> list[int]:
+        page = client.get(f"/vexed/childrens-pack/?{query}")
+        assert page.status_code == 200
+        return [int(n) for n in re.findall(r'<li class="[^"]*" data-level="(\d+)"', page.text)]
+
+    assert listed("") == everything
+    game = get("vexed")
+    with app.app_context():
+        rated = get_store().level_ratings("vexed")
+    rating = {
+        n: level_rating(game, LevelRef("vexed", pack.slug, n), pack.levels[n - 1], rated)
+        for n in everything
+    }
+    easiest = listed("sort=easiest")
+    assert sorted(easiest) == everything and easiest != everything
+    assert [rating[n] for n in easiest] == sorted(rating.values())
+    hardest = listed("sort=hardest")
+    assert [rating[n] for n in hardest] == sorted(rating.values(), reverse=True)
+    assert "about " in client.get("/vexed/childrens-pack/").text  # predicted: nobody rated them
+
+    solution = solve(game, pack.levels[0], game.default_for(pack.levels[0])).moves
+    Player(client, "/vexed/childrens-pack/1").act("move", moves=game.join_moves(solution))
+    assert listed("show=solved") == [1]
+    assert listed("show=unsolved") == everything[1:]
+    refused = client.get("/vexed/childrens-pack/?sort=sideways")
+    assert refused.status_code == 400 and "sort" in refused.text

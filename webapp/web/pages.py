@@ -124,9 +124,16 @@ def collection_page(game_name: str, collection: str) -> str:
     results = get_store().results(player_id(), game.name, keys)
     started = get_store().started(player_id(), game.name)
     assisted = get_store().assisted(player_id(), game.name) & set(keys)
+    listing = collection_standing(
+        game.name,
+        found.slug,
+        set(results),
+        request.args.get("sort", "number"),
+        request.args.get("show", "all"),
+    )
     return render_template(
         "collection.html",
-        **collection_standing(game.name, found.slug),
+        **listing,
         game=game,
         collection=found,
         results=results,

@@ -46,14 +46,40 @@ def level_standing(found: Found) -> dict[str, Any]:
     }
 
 
-def collection_standing(game_name: str, slug: str) -> dict[str, Any]:
-    """A collection page's leaderboard, its levels' ratings, and whether they have pictures."""
+#: How a collection page may list its levels: the orders and the filters, in the page's words.
+SORTS = {"number": "in order", "easiest": "easiest first", "hardest": "hardest first"}
+SHOWS = {"all": "every level", "unsolved": "unsolved only", "solved": "solved only"}
+
+
+def collection_standing(
+    game_name: str, slug: str, solved: set[str], sort: str = "number", show: str = "all"
+) -> dict[str, Any]:
+    """A collection page's leaderboard, whether its levels have pictures, each level's
+    rating (played, or predicted where nobody has played it), and the levels' numbers in
+    the order and filter asked for (``sort`` by rating, ``show`` solved or unsolved)."""
     game = get_game(game_name)
     found = catalog.collection(game.name, slug)
+    if sort not in SORTS or show not in SHOWS:
+        raise Refused(
+            f"A collection is listed {', '.join(SORTS)} (sort) and {', '.join(SHOWS)} (show)."
+        )
+    rated = get_store().level_ratings(game.name)
+    entries = []
+    for number, level in enumerate(found.levels if found else (), 1):
+        ref = LevelRef(game.name, slug, number)
+        if (show == "solved") != (ref.key in solved) and show != "all":
+            continue
+        entries.append((level_rating(game, ref, level, rated), number, ref.key in rated))
+    if sort != "number":
+        entries.sort(key=lambda entry: (entry[0] if sort == "easiest" else -entry[0], entry[1]))
     return {
         "board": collection_board(get_store(), game, slug, player_id()),
-        "ratings": get_store().level_ratings(game.name),
         "sketches": bool(found and found.levels and game.sketch(found.levels[0]) is not None),
+        "listed": [(number, round(rating), played) for rating, number, played in entries],
+        "sort": sort,
+        "show": show,
+        "sorts": SORTS,
+        "shows": SHOWS,
     }
 
 
