@@ -56,3 +56,25 @@ def test_a_search_out_of_states_shows_its_bounds_and_its_position_can_be_played(
     expect(page).to_have_url(re.compile(r"/vexed/custom/[0-9a-f]+$"))
     assert blocks(page, "#play") == stopped_at  # a level of its own, to play on from there
     expect(page.locator("#count-moves")).to_have_text("0")
+
+
+def test_an_informed_search_offers_the_closest_position_it_met(page, quick_server):
+    """A* on a shuffled 15-puzzle runs out of states: the panel shows, and offers to play on
+    from, the position nearest the goal by its estimate, not the last one it looked at."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(quick_server.url + "/sliding/p/4x4-5cbed47120f639a8")  # a full shuffle
+    page.locator("select[name=algorithm]").select_option("astar")
+    page.locator("#solve-button").click()
+    expect(page.locator("#solve-status")).to_have_attribute(
+        "data-status", "node-limit", timeout=60_000
+    )
+    caption = page.locator("#solve-caption")
+    expect(caption).to_have_text("The closest position the search found before it stopped")
+    tiles = (
+        "() => [...document.querySelectorAll('#solve-board .tile')]"
+        ".map(t => t.dataset.cell + ':' + t.dataset.tile).join(' ')"
+    )
+    closest = page.evaluate(tiles)
+    page.get_by_role("button", name="Play from the closest position").click()
+    expect(page).to_have_url(re.compile(r"/sliding/p/4x4-[0-9a-f]+$"))
+    assert page.evaluate(tiles.replace("#solve-board", "#play")) == closest

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from webapp.search import Limits, Monitor, SearchProblem, astar, best_first, bfs, idastar
@@ -116,3 +118,29 @@ def test_progress_reports_carry_counters_and_a_sample():
     assert len(reports) >= 2
     assert reports[-1].expanded >= reports[0].expanded > 0
     assert isinstance(reports[-1].sample, int) and reports[-1].rate > 0
+
+
+def test_a_stopped_search_reports_the_closest_position_it_met():
+    """An informed search keeps the position with the least estimate left; when its limits
+    stop it, a last report carries that position (the panel offers to play on from it)."""
+    from webapp.games import get
+    from webapp.games.sliding.level import shuffle
+
+    game = get("sliding")
+    tiles = shuffle(4, 4, random.Random(7))  # a full shuffle: far from solved
+    rows = [" ".join(map(str, tiles[r * 4 : r * 4 + 4])) for r in range(4)]
+    level = game.parse("size: 4x4\n" + "\n".join(rows))[0]
+    for algorithm in ("astar", "idastar"):
+        reports: list = []
+        monitor = Monitor(Limits(seconds=None, nodes=200), on_progress=reports.append)
+        result = game.algorithms()[algorithm].run(level, game.start(level), monitor)
+        assert result.status == "node-limit"
+        last = reports[-1]
+        assert last.closest is not None and last.closest_h == monitor.closest_h
+        start_h = sum(
+            abs(i // 4 - (t - 1) // 4) + abs(i % 4 - (t - 1) % 4)
+            for i, t in enumerate(level.tiles)
+            if t
+        )
+        assert last.closest_h < start_h  # nearer the goal than where it began
+        assert sorted(last.closest) == list(range(16))  # a real board

@@ -38,6 +38,10 @@ class Progress:
     rate: float
     sample: Any = None
     note: str = ""
+    #: The position with the least estimate of what is left that the search has met, where
+    #: the search keeps one (``Monitor.closer``), and that estimate.
+    closest: Any = None
+    closest_h: int | None = None
 
 
 class Stop(Exception):
@@ -103,6 +107,8 @@ class Monitor:
         self.frontier = 0
         self.depth = 0
         self.note = ""
+        self.closest: Any = None
+        self.closest_h: int | None = None
         if self.limits.nodes is not None:
             self.stride = max(1, min(self.stride, self.limits.nodes))
 
@@ -138,20 +144,36 @@ class Monitor:
         if force or now - self._last_report >= self.interval:
             if limits.memory_mb is not None and _rss_mb() > limits.memory_mb:
                 raise Stop("memory-limit")
-            self._last_report = now
             if self.on_progress is not None:
-                self.on_progress(
-                    Progress(
-                        expanded=expanded,
-                        generated=generated,
-                        frontier=frontier,
-                        depth=depth,
-                        elapsed=elapsed,
-                        rate=expanded / elapsed if elapsed > 0 else 0.0,
-                        sample=sample() if sample is not None else None,
-                        note=self.note,
-                    )
-                )
+                self.report(sample() if sample is not None else None)
+            self._last_report = now
+
+    def report(self, sample: Any = None) -> None:
+        """Send a progress report now, whatever the interval (limits are not checked)."""
+        if self.on_progress is None:
+            return
+        elapsed = self.elapsed
+        self._last_report = time.monotonic()
+        self.on_progress(
+            Progress(
+                expanded=self.expanded,
+                generated=self.generated,
+                frontier=self.frontier,
+                depth=self.depth,
+                elapsed=elapsed,
+                rate=self.expanded / elapsed if elapsed > 0 else 0.0,
+                sample=sample,
+                note=self.note,
+                closest=self.closest,
+                closest_h=self.closest_h,
+            )
+        )
+
+    def closer(self, h: int, display: Callable[[], Any]) -> None:
+        """Keep a position the search met as the closest so far when its estimate ``h`` of
+        what is left is the least yet (``display`` makes what a player sees of it)."""
+        if self.closest_h is None or h < self.closest_h:
+            self.closest_h, self.closest = h, display()
 
     def result(self, status: str, **fields: Any) -> Result:
         """A Result carrying this monitor's totals and elapsed time."""
@@ -201,6 +223,8 @@ def run_search(search: Callable[[Monitor], Result], monitor: Monitor) -> Result:
     try:
         return search(monitor)
     except Stop as stop:
+        if monitor.closest is not None and monitor.on_progress is not None:
+            monitor.report()  # the page shows the closest position met, however late
         return monitor.result(stop.reason)
     except MemoryError:
         return monitor.result("memory-limit")
@@ -283,6 +307,8 @@ def best_first(
                 moves = _path(parents, key)
                 return monitor.result("solved", moves=moves, cost=g, optimal=optimal)
             expanded += 1
+            if monitor.closest_h is None or h < monitor.closest_h:
+                monitor.closer(h, lambda state=state: problem.display(state))
             if expanded % monitor.stride == 0:
                 monitor.tick(
                     expanded,
@@ -367,6 +393,8 @@ def idastar(problem: SearchProblem[S], monitor: Monitor, max_bound: int = 10_000
                     monitor.tick(expanded, generated, len(stack), bound, force=True)
                     return monitor.result("solved", moves=moves, cost=child_g, optimal=True)
                 expanded += 1
+                if monitor.closest_h is None or h < monitor.closest_h:
+                    monitor.closer(h, lambda child=child: problem.display(child))
                 if expanded % monitor.stride == 0:
                     monitor.tick(
                         expanded,

@@ -28,7 +28,7 @@ from webapp.web.budgets import client_key, limit, socket_turn, waiting_elsewhere
 from webapp.web.levels import Found, find_level, load_play, play_context, save_play, shelf
 from webapp.web.players import player_id, same_origin
 from webapp.web.solvers import get_runner, get_tables, hint_limits, web_limits
-from webapp.web.watch import STOPPED, playback_of, render_frame, render_panel, render_stream
+from webapp.web.watch import playback_of, render_frame, render_panel, render_stream, stopped_at
 
 bp = Blueprint("live", __name__)
 sock = Sock()
@@ -206,15 +206,14 @@ def play_stopped(game_name: str, collection: str, ident: str) -> Response:
     player takes it on from there."""
     found = find_level(game_name, collection, ident)
     job = get_runner().get(request.form.get("job", ""), player_id())
-    progress = job.progress if job is not None else None
-    result = job.result if job is not None else None
-    if result is None or result.status not in STOPPED or progress is None:
+    position = stopped_at(job)
+    if position is None:
         raise NotFound("That search did not stop short of its goal: no position to take on.")
-    if progress.sample is None or job.request.board != found.board_key:
+    if job.request.board != found.board_key:
         raise NotFound("That search left no position of this level to take on.")
     game = found.game
     try:
-        level = game.parse(game.render_text(found.level, progress.sample))[0]
+        level = game.parse(game.render_text(found.level, position))[0]
     except LevelError as error:  # a position the game's own format cannot hold
         raise Refused(f"That position cannot be played on its own: {error}") from None
     if game.has_position_codes:

@@ -98,6 +98,17 @@ def bounds(found: Found, job: Job, progress: Any) -> dict[str, Any]:
     return known
 
 
+def stopped_at(job: Job | None) -> Any:
+    """Where a search stopped by its limits leaves a player to take over: the closest
+    position it met, where it keeps one, else the last it looked at; None for any other."""
+    if job is None or job.result is None or job.result.status not in STOPPED:
+        return None
+    progress = job.progress
+    if progress is None:
+        return None
+    return progress.closest if progress.closest is not None else progress.sample
+
+
 def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
     game = found.game
     context: dict[str, Any] = {
@@ -123,15 +134,15 @@ def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
         playback = playback_of(job, game, found.level) if result is not None else None
         context["playback"] = playback
         context["bounds"] = bounds(found, job, progress)
-        # A search stopped by its limits: the last position it looked at can be played on.
-        context["stopped"] = bool(
-            result is not None
-            and result.status in STOPPED
-            and progress is not None
-            and progress.sample is not None
-        )
+        # A search stopped by its limits: the closest position it met (where the search
+        # keeps one; else the last it looked at) can be played on.
+        stopped = stopped_at(job)
+        context["stopped"] = stopped is not None
+        context["stopped_closest"] = stopped is not None and progress.closest is not None
         if playback is not None:
             context["frame"] = playback.state
+        elif stopped is not None:
+            context["frame"] = stopped
         elif progress is not None and progress.sample is not None:
             context["frame"] = progress.sample
         else:

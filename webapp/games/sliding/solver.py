@@ -84,6 +84,8 @@ def idastar_conflict(rows: int, cols: int, start: Board, monitor: Monitor) -> Re
     def dfs(hole: int, g: int, previous: int, h: int) -> bool:
         nonlocal next_bound
         counts[0] += 1
+        if monitor.closest_h is None or h < monitor.closest_h:
+            monitor.closer(h, lambda: tuple(board))
         if counts[0] % stride == 0:
             monitor.tick(counts[0], counts[1], 0, bound, lambda: tuple(board))
         g1 = g + 1
