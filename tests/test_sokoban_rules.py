@@ -94,7 +94,7 @@ def test_collections_take_titles_from_title_lines_and_comments():
         ("#####\n#@ .#\n#####", 1, None, "no box"),
         ("######\n#@$$.#\n######", 1, None, "2 boxes but 1 goals"),
         ("#####\n#@$. \n#####", 2, 4, "walk off the board"),
-        ("#####\n#@$O.#\n#####", 2, None, "mixes XSB characters"),
+        ("#####\n#@$O.#\n#####", 2, 4, "mixes XSB characters"),
     ],
 )
 def test_malformed_levels_name_line_column_and_fault(text, line, column, words):

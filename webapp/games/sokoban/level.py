@@ -119,7 +119,8 @@ def _detect_dialect(rows: list[tuple[int, str]]) -> str:
     xsb_marks = chars & set("$*+-_")
     letter_marks = chars & set("OXG")
     if xsb_marks and letter_marks:
-        line = next(n for n, text in rows if set(text) & letter_marks)
+        line, text = next((n, text) for n, text in rows if set(text) & letter_marks)
+        column = next(c for c, ch in enumerate(text, 1) if ch in letter_marks)
         raise LevelError(
             "the level mixes XSB characters ("
             + " ".join(sorted(xsb_marks))
@@ -127,6 +128,7 @@ def _detect_dialect(rows: list[tuple[int, str]]) -> str:
             + " ".join(sorted(letter_marks))
             + "); use one dialect",
             line,
+            column,
         )
     return "letters" if letter_marks else "xsb"
 
