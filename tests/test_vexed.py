@@ -307,7 +307,7 @@ def error_of(text: str) -> LevelError:
         # a colour with exactly one block, named where it stands
         ("Vexed level\ntitle: t\n--\n######\n#a_ab#\n######\n", "'b' has only one block", 5, 5),
         # no blocks at all
-        ("Vexed level\ntitle: t\n--\n####\n#__#\n####\n", "no blocks", 4, 1),
+        ("Vexed level\ntitle: t\n--\n####\n#__#\n####\n", "no blocks", 4, None),
         # too many rows
         ("#aa#\n" + "#__#\n" * MAX_SIDE, f"at most {MAX_SIDE}", MAX_SIDE + 1, 1),
         # too wide

@@ -186,7 +186,7 @@ def _parse_picture(
                 blocks[ch] += 1
                 where.setdefault(ch, (number, column))
     if not blocks:
-        raise LevelError("the board has no blocks: there is nothing to clear", first_number, 1)
+        raise LevelError("the board has no blocks: there is nothing to clear", first_number)
     for colour in sorted(blocks, key=lambda c: where[c]):
         if blocks[colour] == 1:
             number, column = where[colour]
