@@ -50,7 +50,7 @@ SCHEDULE: tuple[tuple[str | int, ...], ...] = (
     ("window", 32, 3),
 )
 #: Positions the whole solution's search may keep: its memory bound, as WINDOW_NODES.
-WHOLE_NODES = 400_000
+WHOLE_NODES = 200_000
 #: Positions one window's search may keep before it gives up on that window: the memory
 #: bound, about 300 bytes a position.
 WINDOW_NODES = 20_000

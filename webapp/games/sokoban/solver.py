@@ -22,6 +22,7 @@ from webapp.games.sokoban.board import FAR, Board, cells_of, lowest_cell
 from webapp.games.sokoban.compiled import MEMORY_SHARE, ArraysFull, CompiledSearch, SearchConfig
 from webapp.games.sokoban.level import Level
 from webapp.games.sokoban.matching import Duals, assignment_cost, reassign, solve_assignment
+from webapp.games.sokoban.optimize import optimize
 from webapp.games.sokoban.position import Position, walk
 from webapp.games.sokoban.rooms import SMALLEST_ROOM, GoalRoom, goal_rooms, push_path
 from webapp.games.sokoban.shorten import shorten
@@ -511,12 +512,16 @@ def portfolio(rooms: list[GoalRoom]) -> tuple[Setting, ...]:
     return ROOM_PORTFOLIO if any(room.shuts for room in rooms) else PORTFOLIO
 
 
-#: Shortening a solution found (shorten.py) takes at most this share of the time the solve
-#: took, or SHORTEN_LEAST seconds if more, and stops SHORTEN_MARGIN seconds before the limit
-#: (the moves are still to be made from the pushes then).
+#: Shortening a solution found (shorten.py, then optimize.py in pushes) takes at most this
+#: share of the time the solve took, or SHORTEN_LEAST seconds if more, and stops
+#: SHORTEN_MARGIN seconds before the limit (the moves are still to be made from the pushes
+#: then).
 SHORTEN_SHARE = 0.25
 SHORTEN_LEAST = 0.5
 SHORTEN_MARGIN = 0.25
+#: The optimizer's part of that time: at most this share of the time the solve took, so
+#: a quick solve is not held up by it (0: not at all).
+OPTIMIZE_SHARE = 0.25
 #: Expansions a search makes in each of its turns.
 TURN = 2048
 
@@ -954,7 +959,12 @@ class Portfolio:
         self.done[index] = self.totals[index] = (done[0] + expanded, done[1] + generated)
         self.monitor.tick(*map(sum, zip(*self.totals, strict=True)), force=True)
         if pushes is not None:
-            pushes = shorten(self.board, self.position, pushes, self._deadline())
+            deadline = self._deadline()
+            pushes = shorten(self.board, self.position, pushes, deadline)
+            if OPTIMIZE_SHARE:
+                took = OPTIMIZE_SHARE * self.monitor.elapsed
+                until = min(deadline, time.monotonic() + took)
+                pushes = optimize(self.board, self.position, pushes, "pushes", until)
             return _solved(self.monitor, self.board, self.position, pushes, False)
         member = self.members[index]
         if not member.again():
@@ -965,8 +975,9 @@ class Portfolio:
         return None
 
     def _deadline(self) -> float:
-        """When shortening the solution found stops (shorten.py): after SHORTEN_SHARE of the
-        time the solve took (SHORTEN_LEAST at least), and within the time limit."""
+        """When shortening the solution found stops (shorten.py, optimize.py): after
+        SHORTEN_SHARE of the time the solve took (SHORTEN_LEAST at least), and within the
+        time limit."""
         monitor = self.monitor
         deadline = time.monotonic() + max(SHORTEN_LEAST, SHORTEN_SHARE * monitor.elapsed)
         if monitor.limits.seconds is not None:

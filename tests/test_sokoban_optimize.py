@@ -1,0 +1,141 @@
+"""The Sokoban solution optimizer (optimize.py) and ``python -m webapp improve``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from webapp.games.sokoban import GAME
+from webapp.games.sokoban.board import Board
+from webapp.games.sokoban.optimize import improve, pushes_of, tokens_of
+from webapp.ops.cli import main
+from webapp.solving import check_solution
+
+MICROBAN_FILE = Path(__file__).resolve().parents[1] / "levels" / "sokoban" / "microban.xsb"
+MICROBAN = GAME.parse(MICROBAN_FILE.read_text())
+#: Microban 3 and a solution of it that is shortest in moves (41) and in pushes (13), as the
+#: `moves` and `bfs` algorithms find them.
+LEVEL = MICROBAN[2]
+SOLUTION = "ruuLLLulDrrrrddlUruLLLddllluurRDrdLuuurDD"
+
+
+def _wasteful() -> list[str]:
+    """The solution with boxes pushed away and back again on the way (twice over, at two
+    places) and the player stepping off and back before the first push: 8
+    pushes too many."""
+    board, start = Board(LEVEL), GAME.start(LEVEL)
+    pushes = pushes_of(board, start, list(SOLUTION))
+    assert pushes is not None
+    letters = [letter for letter, _ in board.directions]
+    at, inserted = 1, 0
+    while inserted < 2 and at <= len(pushes):
+        boxes = set(start.boxes)
+        for push in pushes[:at]:
+            boxes.remove(push >> 2)
+            boxes.add((push >> 2) + board.directions[push & 3][1])
+        for box in sorted(boxes):
+            for direction, (_, offset) in enumerate(board.directions):
+                back = letters.index({"l": "r", "r": "l", "u": "d", "d": "u"}[letters[direction]])
+                away = [box << 2 | direction, box + offset << 2 | back] * 2
+                trial = pushes[:at] + away + pushes[at:]
+                try:
+                    moves = tokens_of(board, start, trial)
+                except ValueError:
+                    continue
+                if check_solution(GAME, LEVEL, start, moves) is None:
+                    pushes, inserted, at = trial, inserted + 1, at + 8
+                    break
+            else:
+                continue
+            break
+        at += 1
+    assert inserted == 2
+    moves = tokens_of(board, start, pushes)
+    # The first step of the walk, and back.
+    assert moves[0].islower()
+    return [moves[0], {"l": "r", "r": "l", "u": "d", "d": "u"}[moves[0]], *moves]
+
+
+def test_the_wasteful_solution_solves_the_level_the_long_way() -> None:
+    wasteful = _wasteful()
+    assert check_solution(GAME, LEVEL, GAME.start(LEVEL), wasteful) is None
+    counted = GAME.count(LEVEL, wasteful)
+    assert counted["pushes"] == 13 + 8
+    assert counted["moves"] > 41 + 8
+
+
+@pytest.mark.parametrize("metric", ["moves", "pushes"])
+def test_a_wasteful_solution_comes_back_as_short_as_the_best(metric: str) -> None:
+    wasteful = _wasteful()
+    better = improve(GAME, LEVEL, wasteful, metric, seconds=20)
+    assert check_solution(GAME, LEVEL, GAME.start(LEVEL), better.moves) is None
+    counted = GAME.count(LEVEL, better.moves)
+    assert (counted["moves"], counted["pushes"]) == (41, 13)
+    assert better.pushes == 13
+    assert (better.original_moves, better.original_pushes) == (len(wasteful), 21)
+    assert better.finished
+
+
+def test_a_solution_already_shortest_is_kept_as_long() -> None:
+    for metric in ("moves", "pushes"):
+        better = improve(GAME, LEVEL, list(SOLUTION), metric, seconds=20)
+        assert "".join(better.moves) == SOLUTION
+
+
+def test_past_its_time_the_pushes_are_kept_and_the_walks_made_shortest() -> None:
+    wasteful = _wasteful()
+    better = improve(GAME, LEVEL, wasteful, "moves", seconds=1e-9)
+    assert not better.finished
+    assert better.pushes == 21
+    assert len(better.moves) == len(wasteful) - 2  # the detour before the first push
+    assert check_solution(GAME, LEVEL, GAME.start(LEVEL), better.moves) is None
+
+
+def test_moves_that_do_not_solve_the_level_are_refused() -> None:
+    with pytest.raises(ValueError, match="not solved"):
+        improve(GAME, LEVEL, list(SOLUTION[:-1]), "moves", seconds=1)
+    with pytest.raises(ValueError, match="not allowed"):
+        improve(GAME, LEVEL, ["d", *SOLUTION], "moves", seconds=1)
+
+
+def _improve(capsys, *options: str) -> tuple[int, str, str]:
+    status = main(["improve", "sokoban", str(MICROBAN_FILE), "--level", "3", *options])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_improve_prints_one_json_object_with_the_shorter_solution(capsys) -> None:
+    wasteful = "".join(_wasteful())
+    status, out, err = _improve(capsys, "--solution", wasteful, "--metric", "pushes")
+    assert status == 0, err
+    record = json.loads(out)
+    assert record["solution"] and record["length"] == record["pushes"] == 13
+    assert record["moves"] == len(record["solution"]) == 41
+    assert record["original_length"] == 21
+    assert (record["game"], record["level"], record["title"]) == ("sokoban", 3, "Microban 3")
+    assert (record["status"], record["metric"], record["optimal"]) == ("solved", "pushes", False)
+    assert check_solution(GAME, LEVEL, GAME.start(LEVEL), list(record["solution"])) is None
+    assert {"algorithm", "seconds", "expanded"} <= set(record)
+    status, out, _ = _improve(capsys, "--solution", wasteful)
+    assert status == 0
+    assert json.loads(out)["metric"] == "moves"
+    assert json.loads(out)["length"] == 41
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--solution", SOLUTION[:-2]], "does not solve level 3"),
+        (["--solution", "x" + SOLUTION], "--solution"),
+        (["--solution", SOLUTION, "--metric", "steps"], "--metric"),
+        (["--solution", SOLUTION, "--time-limit", "0"], "--time-limit"),
+        (["--solution", SOLUTION, "--level", "99999"], "--level"),
+    ],
+)
+def test_improve_refuses_what_it_cannot_use_with_status_2(capsys, options, message) -> None:
+    status, out, err = _improve(capsys, *options)
+    assert status == 2
+    assert out == ""
+    assert message in err
