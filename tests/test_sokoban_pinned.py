@@ -51,6 +51,8 @@ def fixed_slices(monkeypatch) -> None:
     # Shortening the solution found (shorten.py) goes to its end however slow the machine,
     # so that the pushes pinned do not depend on it.
     monkeypatch.setattr(solver, "SHORTEN_LEAST", 60.0)
+    # The optimizer after it (optimize.py) runs for a share of the time taken: not here.
+    monkeypatch.setattr(solver, "OPTIMIZE_SHARE", 0.0)
 
 
 def _solve(level, settings) -> tuple[int, int, int]:
