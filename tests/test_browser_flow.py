@@ -52,7 +52,8 @@ def test_ten_keys_pressed_at_once_over_100_ms_of_latency_all_land_in_order(page,
     expect(page.locator("#count-moves")).to_have_text("12")
     expect(page.locator("#count-pushes")).to_have_text("0")
     expect(page.locator("#replay-link")).to_have_attribute("href", re.compile("moves=du" + AROUND))
-    assert page.locator("#play .board .player").get_attribute("data-cell") == start
+    # The page may show the moves between as they come; it settles where the keys led.
+    expect(page.locator("#play .board .player")).to_have_attribute("data-cell", start)
     page.reload()  # as stored
     expect(page.locator("#count-moves")).to_have_text("12")
     expect(page.locator("#replay-link")).to_have_attribute("href", re.compile("moves=du" + AROUND))
