@@ -480,3 +480,21 @@ def test_a_box_pushed_into_a_tunnel_goes_on_to_its_end() -> None:
     plain: dict = {}
     run_out(_best_first(b, LowerBound(b), start, Tuning(macros=False), 64, None, plain))
     assert not any(isinstance(link[1], tuple) for link in plain.values() if link)
+
+
+def test_a_solve_stopped_short_keeps_the_forward_position_nearest_a_solution() -> None:
+    """The fast solver, out of states on XSokoban 29, reports the position its forward searches
+    queued with the fewest pushes still needed at least: a real position of the level, nearer
+    than the start (the solver panel offers to play on from it)."""
+    GAME.warm_up()  # the compiled code loaded first: the time is the search's
+    level = XSOKOBAN[28]
+    start = GAME.start(level)
+    reports: list = []
+    monitor = Monitor(Limits(seconds=None, nodes=50_000), on_progress=reports.append)
+    result = GAME.algorithms()["fast"].run(level, start, monitor)
+    assert result.status == "node-limit"
+    bounds = [report.closest_h for report in reports if report.closest_h is not None]
+    assert bounds and reports[-1].closest_h == min(bounds) < bounds[0]
+    closest = reports[-1].closest
+    assert len(closest.boxes) == len(start.boxes) and closest != start
+    assert GAME.parse(GAME.render_text(level, closest))[0]  # a level of its own to play on

@@ -428,6 +428,13 @@ class CompiledSearch:
         return self.bitboard(int(self.counters[self.kernels.NEAREST]))
 
     @property
+    def nearest_position(self) -> tuple[int, int]:
+        """The player's square and the boxes (a bitboard) of the position queued so far
+        with the least bound: forwards, the one that looks nearest a solution."""
+        node = int(self.counters[self.kernels.NEAREST])
+        return self.cells[int(self.player[node])], self.bitboard(node)
+
+    @property
     def dead_corrals(self) -> int:
         """How many corrals the search has found that can never be opened."""
         return int(self.scratch[-1][self.kernels.CORRAL_DEAD])

@@ -938,9 +938,26 @@ class Portfolio:
             self.totals[index] = (done[0] + expanded, done[1] + generated)
             expanded, generated = map(sum, zip(*self.totals, strict=True))
             self.monitor.note = closest_note(self.searches())
+            self._offer_closest()
             sample = _sampler(self.board, player, boxes)
             self.monitor.tick(expanded, generated, frontier, depth, sample)
         return None
+
+    def _offer_closest(self) -> None:
+        """The position a forward search has queued with the fewest pushes still needed at
+        least (its matching bound), kept as the closest so far: where a player may take
+        over when the solve stops short."""
+        forward = [
+            search
+            for search in self.searches()
+            if not search.reverse and not search.planned and search.closest < FAR
+        ]
+        if not forward:
+            return
+        best = min(forward, key=lambda search: search.closest)
+        if self.monitor.closest_h is None or best.closest < self.monitor.closest_h:
+            player, boxes = best.nearest_position
+            self.monitor.closer(best.closest, _sampler(self.board, player, boxes))
 
     def _retire(self, index: int) -> None:
         """Member ``index`` has filled its arrays and none is left to meet it: the others go
