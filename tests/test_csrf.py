@@ -90,6 +90,11 @@ ROUTES: dict[str, tuple[dict[str, str], Callable[[dict[str, str]], dict[str, Any
         },
         "header",
     ),
+    "live.improve_solution": (
+        {"game_name": "sokoban", "collection": "microban", "ident": "3"},
+        lambda jobs: {"moves": "ruuLLLulDrrrrddlUruLLLddllluurRDrdLuuurDD", "metric": "pushes"},
+        "header",
+    ),
     "live.play_stopped": (
         {"game_name": "sokoban", "collection": "xsokoban", "ident": "5"},
         lambda jobs: {"job": jobs["running"]},

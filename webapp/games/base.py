@@ -367,6 +367,17 @@ class Game(ABC, Generic[Level, State]):
         a game with one gets /<game>/edit and "Edit a copy" on its level pages."""
         return None
 
+    #: The metrics ``improve`` can shorten a solution in, the default first; none for a game
+    #: without a solution optimizer.
+    improves: ClassVar[tuple[str, ...]] = ()
+
+    def improve(self, level: Level, moves: list[str], metric: str, seconds: float) -> Any:
+        """A solution of ``level`` from its start made no longer in ``metric``, shorter where
+        the game's optimizer finds a way within ``seconds``: an object with the new ``moves``
+        (replayed through the rules) and the ``original_moves`` count. ValueError when
+        ``moves`` do not solve the level."""
+        raise LevelError(f"{self.title} has no solution optimizer")
+
     #: True when the board can show a picture the player chooses, uploads included.
     uses_pictures: ClassVar[bool] = False
 

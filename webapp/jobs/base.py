@@ -52,8 +52,11 @@ class Request:
     #: "solve", or "hint": hints run in a pool of their own, beside the solves.
     kind: str = "solve"
     #: What the child does with the level: "" searches with ``algorithm``; "check" gives the
-    #: editor's verdict (``webapp.checking``), carried in the result's ``extra["verdict"]``.
+    #: editor's verdict (``webapp.checking``), carried in the result's ``extra["verdict"]``;
+    #: "improve" shortens ``solution`` with the game's optimizer, in the metric ``improve``.
     task: str = ""
+    solution: list[str] = field(default_factory=list)
+    improve: str = ""
 
     @property
     def queue_key(self) -> str:

@@ -12,8 +12,10 @@ import ctypes
 import os
 import resource
 import signal
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from webapp.jobs.base import Request
 from webapp.search import Progress, Result
@@ -79,6 +81,8 @@ def run_request(
         level = game.parse(request.level_text)[0]
         if request.task == "check":
             return _check(game, level, request, report, cancelled)
+        if request.task == "improve":
+            return _improve(game, level, request, report)
         state = game.replay(level, request.moves)
         return solve(game, level, request.algorithm, state, request.limits, report, cancelled)
     except MemoryError:
@@ -117,4 +121,26 @@ def _check(
         optimal=verdict.optimal,
         metric=verdict.metric,
         extra={"verdict": verdict.to_dict()},
+    )
+
+
+def _improve(game: Any, level: Any, request: Request, report: Callable[[Progress], None]) -> Result:
+    """A solution made shorter by the game's optimizer, as a solve's result: its moves, and
+    the solution it started from in ``extra``; progress is the length so far."""
+    started = time.monotonic()
+    metric = request.improve
+    given = game.count(level, request.solution)
+    report(Progress(0, 0, 0, 0, 0.0, 0.0, note=f"{given.get(metric, 0)} {metric} to start from"))
+    seconds = request.limits.seconds or 10.0
+    better = game.improve(level, list(request.solution), metric, seconds)
+    moves = list(better.moves)
+    figures = game.count(level, moves)
+    return Result(
+        status="solved",
+        moves=moves,
+        expanded=better.expanded,
+        seconds=time.monotonic() - started,
+        metric=metric,
+        cost=figures.get(metric, len(moves)),
+        extra={"shortened_from": given},
     )

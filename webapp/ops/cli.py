@@ -290,7 +290,7 @@ def cmd_improve(args: argparse.Namespace) -> int:
     """A solution made no longer in the metric, shorter where the game's optimizer finds a way
     within the time limit: one JSON object, as ``solve`` prints them."""
     game = _game(args.game)
-    metrics = getattr(game, "improves", ())
+    metrics = game.improves
     if not metrics:
         raise UsageError(f"{game.name} has no solution optimizer")
     metric = args.metric or metrics[0]

@@ -11,6 +11,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, redirect, render_template, request
@@ -22,8 +23,9 @@ from webapp.core.catalog import POSITION, LevelRef
 from webapp.core.errors import NotFound, Refused
 from webapp.core.play import Play
 from webapp.core.playback import Playback
-from webapp.games.base import LevelError
+from webapp.games.base import LevelError, MoveError
 from webapp.jobs.base import Busy, Job, Request
+from webapp.solving import check_solution
 from webapp.web.budgets import client_key, limit, socket_turn, waiting_elsewhere
 from webapp.web.levels import Found, find_level, load_play, play_context, save_play, shelf
 from webapp.web.players import player_id, same_origin
@@ -33,6 +35,10 @@ from webapp.web.watch import playback_of, render_frame, render_panel, render_str
 bp = Blueprint("live", __name__)
 sock = Sock()
 
+#: Seconds the solution optimizer may take on a player's solution, and the longest solution
+#: text it takes.
+IMPROVE_SECONDS = 20.0
+MAX_SOLUTION_TEXT = 20_000
 #: Most messages a socket may send in one second before it is closed.
 MESSAGES_PER_SECOND = 20
 #: Seconds a socket's thread waits for the page between looks at its solve: short while
@@ -155,6 +161,44 @@ def start_solve(game_name: str, collection: str, ident: str) -> str:
         raise Refused(f"{found.game.title} has no solver called {algorithm[:40]!r}.")
     moves = play.moves if request.form.get("start") == "current" else []
     solve = solve_request(found, moves, algorithm, web_limits(), found.board_key)
+    try:
+        job = get_runner().submit(solve, page=True)
+    except Busy as busy:
+        return render_panel(found, get_runner().latest(player_id(), found.board_key), str(busy))
+    return render_panel(found, job)
+
+
+@bp.post("/<game_name>/<collection>/<ident>/solve/improve")
+@limit(
+    "solves",
+    "12 per minute;120 per hour",
+    "You have started many solves lately; wait a minute before the next one.",
+)
+def improve_solution(game_name: str, collection: str, ident: str) -> str:
+    """A solution of the level (the solver's, the player's, a replay's) made shorter by the
+    game's optimizer: a solve in the panel, its playback the shorter solution."""
+    found = find_level(game_name, collection, ident)
+    game = found.game
+    metric = request.form.get("metric", "")
+    if metric not in game.improves:
+        known = ", ".join(game.improves) or "none"
+        raise Refused(f"{game.title} solutions are shortened in: {known}; not {metric[:20]!r}.")
+    text = request.form.get("moves", "")
+    if len(text) > MAX_SOLUTION_TEXT:
+        raise Refused(f"The solution is too long (the most is {MAX_SOLUTION_TEXT:,} characters).")
+    try:
+        tokens = game.split_moves(text)
+    except MoveError as error:
+        raise Refused(f"The solution cannot be read: {error}") from None
+    problem = check_solution(game, found.level, game.start(found.level), tokens)
+    if problem:
+        raise Refused(f"Those moves do not solve this level: {problem}")
+    limits = web_limits()
+    seconds = min(limits.seconds or IMPROVE_SECONDS, IMPROVE_SECONDS)
+    solve = solve_request(
+        found, [], f"optimizer ({metric})", replace(limits, seconds=seconds), found.board_key
+    )
+    solve.task, solve.solution, solve.improve = "improve", tokens, metric
     try:
         job = get_runner().submit(solve, page=True)
     except Busy as busy:
