@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from webapp.games.sokoban import GAME
-from webapp.games.sokoban.board import Board
+from webapp.games.sokoban import GAME, optimize
+from webapp.games.sokoban.board import Board, cells_of
 from webapp.games.sokoban.optimize import improve, pushes_of, tokens_of
 from webapp.ops.cli import main
 from webapp.solving import check_solution
@@ -139,3 +139,37 @@ def test_improve_refuses_what_it_cannot_use_with_status_2(capsys, options, messa
     assert status == 2
     assert out == ""
     assert message in err
+
+
+def test_the_search_near_the_whole_solution_alone_takes_the_detours_out(monkeypatch) -> None:
+    monkeypatch.setattr(optimize, "SCHEDULE", (("near", 1, 2, 4),))
+    better = improve(GAME, LEVEL, _wasteful(), "pushes", seconds=20)
+    assert better.pushes == 13
+    assert check_solution(GAME, LEVEL, GAME.start(LEVEL), better.moves) is None
+
+
+def test_near_allows_few_boxes_each_a_few_steps_off_a_position_of_the_solution() -> None:
+    board, start = Board(LEVEL), GAME.start(LEVEL)
+    pushes = pushes_of(board, start, list(SOLUTION))
+    assert pushes is not None
+    states = optimize._states(board, start, pushes)
+    boxes = states[5][0]
+    near = optimize.Nearness(board, states, count=1, radius=2, span=0)
+    assert near.candidates(boxes, 5) == [5]
+    assert near.anchor(boxes, [5]) == 5
+    width = board.width
+    first, second, *_ = sorted(cells_of(boxes))
+    for square in cells_of(board.floor & ~boxes):
+        moved = boxes & ~(1 << first) | 1 << square
+        apart = abs(square // width - first // width) + abs(square % width - first % width)
+        if apart == 1:
+            assert near.anchor(moved, [5]) == 5
+        elif apart > 2:  # more than two steps, whatever the walls
+            assert near.anchor(moved, [5]) is None
+        both = moved & ~(1 << second)
+        for other in cells_of(board.floor & ~boxes & ~(1 << square)):
+            assert near.anchor(both | 1 << other, [5]) is None  # two boxes off
+    wider = optimize.Nearness(board, states, count=1, radius=2, span=3)
+    # The latest position within three pushes of 5 that it is near: 8, one push from 7.
+    assert wider.anchor(states[7][0], wider.candidates(boxes, 5)) == 8
+    assert wider.anchor(states[-1][0], wider.candidates(boxes, 5)) is None

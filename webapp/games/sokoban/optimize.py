@@ -1,17 +1,20 @@
-"""A solution made shorter in moves or in pushes: windows of it searched again in a vicinity.
+"""A solution made shorter in moves or in pushes: searched again near its own positions.
 
 Any solution will do: the player's, the solver's, a replay link's. It is read as its pushes
-(the walks between them are what a shortest walk makes of them), and windows of WINDOW pushes
-along it are searched again by A*, from the position before the window to the position after
-it: the same boxes, the player able to make the next push. Inside a window every box standing
-in its vicinity may move (the squares its pushes touch and those within ``radius`` steps of
-them, as JSoko's and YASO's vicinity searches let boxes stray a few squares), so a detour
-that needs another box moved out of the way can go; the boxes outside stand still. The cost
-is the chosen metric first and the other second, counted to the next push, so a way that is
-cheaper in the window is cheaper in the whole. A cheaper way is spliced in and the window is
-tried again from the same place. The passes (SCHEDULE) widen the windows and the vicinity,
-and start again from the narrowest after any gain, until a whole round gains nothing or the
-time or the node budget runs out; what was gained by then is kept.
+(the walks between them are what a shortest walk makes of them) and searched again by A*,
+the chosen metric first and the other second, counted to the next push, so a way that is
+cheaper in a part is cheaper in the whole. Two kinds of search take turns (SCHEDULE):
+
+- near the whole solution: from the start to the solved position through positions with at
+  most a few boxes off the squares of one of the solution's own, each a few steps from where
+  it should be (Nearness), as JSoko's and YASO's vicinity searches do. A box taken home
+  directly instead of parked, two boxes' turns swapped: the gains in pushes come from here.
+- windows of W pushes along it, from the position before the window to the one after it,
+  every box in the window's vicinity free to move there: a detour that needs another box
+  moved out of the way can go, and walks are made shorter.
+
+A gain in the chosen metric starts the round again from its cheapest search, until a whole
+round gains nothing or the time or the node budget runs out; what was gained by then is kept.
 """
 
 from __future__ import annotations
@@ -33,24 +36,26 @@ METRICS = ("moves", "pushes")
 #: One unit of the chosen metric against the other's, its tie-break: a cost is
 #: ``primary * WEIGHT + secondary``, and no solution has 2**32 moves.
 WEIGHT = 1 << 32
-#: The passes, in order, cheapest first; after a gain the round starts again from the first.
+#: The searches, in order, cheapest first; after a gain in the chosen metric the round
+#: starts again from the first. ("near", C, R, S): the whole solution, through positions
+#: with at most C boxes off the squares of one of its own, each within R steps of a square
+#: they left, that position within S pushes of the one the last push was near (Nearness).
 #: ("window", W, R): windows of W pushes, a step of W / 2 apart, boxes moving within R steps
-#: of the squares the window's pushes touch. ("whole", N, M, P): the whole solution at once,
-#: among the positions of the solution with a box moved to one of its N nearest squares, or
-#: two boxes near each other (the second among the first's P nearest squares) each moved to
-#: one of its M nearest (vicinity_positions).
+#: of the squares the window's pushes touch. ("walks", W, R): the same, a position told
+#: apart by the player's square, not its region, so in the pushes metric the tie-break, the
+#: walks, is searched exactly too. Measured on XSokoban 1-9 (bench/RESULTS.md, 2026-11-26):
+#: the near searches gave the pushes, one box before two (cheaper, and most of the gain).
 SCHEDULE: tuple[tuple[str | int, ...], ...] = (
+    ("near", 1, 4, 10),
+    ("near", 1, 8, 20),
     ("window", 8, 1),
-    ("whole", 20, 0, 0),
+    ("near", 2, 2, 8),
+    ("near", 2, 4, 6),
+    ("walks", 8, 1),
     ("window", 16, 1),
-    ("whole", 40, 0, 0),
-    ("window", 12, 2),
-    ("window", 24, 2),
-    ("whole", 20, 20, 20),
-    ("window", 32, 3),
 )
-#: Positions the whole solution's search may keep: its memory bound, as WINDOW_NODES.
-WHOLE_NODES = 200_000
+#: Positions a search near the whole solution may keep: its memory bound, as WINDOW_NODES.
+NEAR_NODES = 200_000
 #: Positions one window's search may keep before it gives up on that window: the memory
 #: bound, about 300 bytes a position.
 WINDOW_NODES = 20_000
@@ -216,11 +221,12 @@ class Window:
         after: tuple[int, int],
         following: int | None,
         area: int,
-        allowed: set[int] | None = None,
+        near: Nearness | None = None,
+        exact: bool = False,
     ) -> None:
         self.board, self.costs = board, costs
-        #: When given, the only boxes a position may have (the vicinity of a whole solution).
-        self.allowed = allowed
+        #: When given, which positions are near enough the solution's own (Nearness).
+        self.near = near
         self.before, self.after = before, after
         #: The square the player must reach after the window for the next push, if any.
         self.following = following
@@ -229,7 +235,7 @@ class Window:
         self.distance = _pull_distances(board, after[0] & area, area)
         #: Positions told apart by the player's region, not its square: fewer of them, and the
         #: tie-break (the walks) kept only as the first way found to each makes it.
-        self.regions = costs.metric == "pushes"
+        self.regions = costs.metric == "pushes" and not exact
         self.expanded = 0
 
     def _bound(self, boxes: int) -> int:
@@ -255,10 +261,12 @@ class Window:
         bound = self._bound(boxes)
         if bound >= FAR:
             return None
-        regions, allowed = self.regions, self.allowed
+        regions = self.regions
         first = (boxes, lowest_cell(board.reach(player, boxes)) if regions else player)
         cost = {first: 0}
         parents: dict[tuple[int, int], tuple[tuple[int, int], int] | None] = {first: None}
+        nearness = self.near
+        anchors = {first: 0}
         # Ties go to the deeper position: nearer the end of the window.
         heap = [(bound * unit, 0, bound, boxes, player, first)]
         best, found = most, None
@@ -281,6 +289,8 @@ class Window:
             region = 0
             for layer in layers:
                 region |= layer
+            if nearness is not None:
+                candidates = nearness.candidates(boxes, anchors[key])
             free = open_squares & ~boxes
             movable = boxes & area
             for direction, (_, offset) in enumerate(directions):
@@ -301,8 +311,10 @@ class Window:
                     if child_g + child_h * unit >= best:
                         continue
                     child_boxes = low ^ boxes | 1 << (box + offset)
-                    if allowed is not None and child_boxes not in allowed:
-                        continue
+                    if nearness is not None:
+                        anchor = nearness.anchor(child_boxes, candidates)
+                        if anchor is None:
+                            continue
                     if regions:
                         child = (child_boxes, lowest_cell(board.reach(box, child_boxes)))
                     else:
@@ -311,6 +323,8 @@ class Window:
                         continue
                     cost[child] = child_g
                     parents[child] = (key, box << 2 | direction)
+                    if nearness is not None:
+                        anchors[child] = anchor
                     entry = (child_g + child_h * unit, -child_g, child_h, child_boxes, box, child)
                     heapq.heappush(heap, entry)
         if found is None:
@@ -355,7 +369,7 @@ class Optimizer:
             total += steps * costs.step + (costs.push + costs.step if index < stop else 0)
         return total
 
-    def _pass(self, pushes: list[int], window: int, radius: int) -> bool:
+    def _pass(self, pushes: list[int], window: int, radius: int, exact: bool = False) -> bool:
         """One pass of windows along the solution, splicing in every cheaper way found
         (``pushes`` is changed in place); True when it gained."""
         board = self.board
@@ -370,7 +384,9 @@ class Optimizer:
                 push = pushes[stop]
                 following = (push >> 2) - board.directions[push & 3][1]
             area = _vicinity(board, pushes[at:stop], radius)
-            search = Window(board, self.costs, states[at], states[stop], following, area)
+            search = Window(
+                board, self.costs, states[at], states[stop], following, area, exact=exact
+            )
             nodes = WINDOW_NODES
             if self.nodes is not None:
                 nodes = min(nodes, max(1, self.nodes - self.expanded))
@@ -390,15 +406,19 @@ class Optimizer:
             at += max(1, window // 2)
         return gained
 
-    def _whole(self, pushes: list[int], first: int, second: int, partners: int) -> bool:
-        """The whole solution searched again among the positions near its own
-        (vicinity_positions); True when it gained (``pushes`` is changed in place)."""
+    def _walks(self, pushes: list[int], window: int, radius: int) -> bool:
+        """A pass of windows whose positions are told apart by the player's square."""
+        return self._pass(pushes, window, radius, exact=True)
+
+    def _near(self, pushes: list[int], count: int, radius: int, span: int) -> bool:
+        """The whole solution searched again among the positions Nearness allows; True when
+        it gained (``pushes`` is changed in place)."""
         board = self.board
         states = _states(board, self.start, pushes)
         old = self._segment(states, pushes, 0, len(pushes))
-        allowed = vicinity_positions(board, states, first, second, partners)
-        search = Window(board, self.costs, states[0], states[-1], None, board.live, allowed)
-        nodes = WHOLE_NODES
+        near = Nearness(board, states, count, radius, span)
+        search = Window(board, self.costs, states[0], states[-1], None, board.live, near=near)
+        nodes = NEAR_NODES
         if self.nodes is not None:
             nodes = min(nodes, max(1, self.nodes - self.expanded))
         better = search.search(old, self.deadline, nodes)
@@ -410,18 +430,34 @@ class Optimizer:
         pushes[:] = better
         return True
 
+    def _cost(self, pushes: list[int]) -> int:
+        return self._segment(_states(self.board, self.start, pushes), pushes, 0, len(pushes))
+
     def run(self, pushes: list[int]) -> tuple[list[int], bool]:
-        """The cheaper pushes, and whether a whole round found nothing more to gain."""
+        """The cheaper pushes, and whether a whole round found nothing more to gain.
+
+        A gain in the chosen metric starts the round again from its cheapest step; a gain in
+        the tie-break alone goes on to the next step, so a search that keeps finding a few
+        moves cheaper is not run over and over before the wider ones get their turn."""
         pushes = list(pushes)
+        steps = {
+            "near": self._near,
+            "window": self._pass,
+            "walks": self._walks,
+        }
+        cost = self._cost(pushes)
+        at = idle = 0
         while not self._spent():
-            gained = False
-            for kind, *sizes in SCHEDULE:
-                if self._spent():
-                    return pushes, False
-                if self._whole(pushes, *sizes) if kind == "whole" else self._pass(pushes, *sizes):
-                    gained = True
-                    break
-            if not gained:
+            kind, *sizes = SCHEDULE[at]
+            steps[kind](pushes, *sizes)
+            now = self._cost(pushes)
+            if now // WEIGHT < cost // WEIGHT:
+                at = idle = 0
+            else:
+                idle = 0 if now < cost else idle + 1
+                at = (at + 1) % len(SCHEDULE)
+            cost = now
+            if idle == len(SCHEDULE):
                 return pushes, not self._spent()
         return pushes, False
 
@@ -498,56 +534,60 @@ def _replay(
     return None, pushed
 
 
-def _near_squares(board: Board, square: int, count: int) -> list[int]:
-    """The ``count`` live squares nearest ``square`` by steps over the floor (boxes aside)."""
-    width = board.width
-    seen = frontier = 1 << square
-    found: list[int] = []
-    while frontier and len(found) < count:
-        grown = frontier << 1 | frontier >> 1 | frontier << width | frontier >> width
-        frontier = grown & board.floor & ~seen
-        seen |= frontier
-        found.extend(cell for cell in cells_of(frontier & board.live))
-    return found[:count]
+class Nearness:
+    """The positions near a solution's own: at most ``count`` boxes off the squares of one of
+    its positions, each within ``radius`` steps of a square those boxes left. Which of the
+    solution's positions is looked at follows the search: within ``span`` pushes of the one
+    the parent position was near (its anchor), so a box order may change a little at a time
+    along the whole solution without every position near every other being allowed."""
 
+    def __init__(
+        self, board: Board, states: list[tuple[int, int]], count: int, radius: int, span: int
+    ) -> None:
+        self.board = board
+        self.boxes = [boxes for boxes, _ in states]
+        self.count, self.radius, self.span = count, radius, span
+        self.around: dict[int, int] = {}
 
-def vicinity_positions(
-    board: Board, states: list[tuple[int, int]], first: int, second: int, partners: int
-) -> set[int]:
-    """The boxes of every position of a solution, and of each with one box moved to one of
-    its ``first`` nearest squares, or two boxes, the second on one of the first's
-    ``partners`` nearest squares, moved each to one of its ``second`` nearest."""
-    near: dict[int, list[int]] = {}
+    def _around(self, square: int) -> int:
+        """The floor squares within ``radius`` steps of ``square`` (walls between, boxes not)."""
+        found = self.around.get(square)
+        if found is None:
+            found = 1 << square
+            for _ in range(self.radius):
+                found = self.board.grow(found) & self.board.floor
+            self.around[square] = found
+        return found
 
-    def nearest(square: int, count: int) -> list[int]:
-        if square not in near:
-            near[square] = _near_squares(board, square, max(first, second))
-        return near[square][:count]
+    def candidates(self, boxes: int, around: int) -> list[int]:
+        """The positions of the solution within ``span`` of ``around``, latest first, that a
+        position one push from ``boxes`` may be near: a push takes one box off its square
+        and puts it on another, so it changes the difference by two at most."""
+        solution = self.boxes
+        low = max(0, around - self.span)
+        high = min(len(solution) - 1, around + self.span)
+        # Boxes off their squares, counted twice: once where they stand, once where they left.
+        most = 2 * self.count + 2
+        return [
+            index
+            for index in range(high, low - 1, -1)
+            if (boxes ^ solution[index]).bit_count() <= most
+        ]
 
-    allowed: set[int] = set()
-    for boxes, _ in states:
-        if boxes in allowed:
-            continue
-        allowed.add(boxes)
-        squares = list(cells_of(boxes))
-        for box in squares:
-            without = boxes & ~(1 << box)
-            for square in nearest(box, first):
-                if not without >> square & 1:
-                    allowed.add(without | 1 << square)
-        if not second:
-            continue
-        for index, box in enumerate(squares):
-            close = set(nearest(box, partners))
-            for other in squares[index + 1 :]:
-                if other not in close:
-                    continue
-                without = boxes & ~(1 << box) & ~(1 << other)
-                for square in nearest(box, second):
-                    if without >> square & 1:
-                        continue
-                    moved = without | 1 << square
-                    for square2 in nearest(other, second):
-                        if not moved >> square2 & 1:
-                            allowed.add(moved | 1 << square2)
-    return allowed
+    def anchor(self, boxes: int, candidates: list[int]) -> int | None:
+        """The first of ``candidates`` (positions of the solution) that ``boxes`` is near, or
+        None when none is."""
+        solution, most = self.boxes, 2 * self.count
+        for index in candidates:
+            own = solution[index]
+            off = boxes & ~own
+            if not off:
+                return index
+            if (boxes ^ own).bit_count() > most:
+                continue
+            left = 0
+            for square in cells_of(own & ~boxes):
+                left |= self._around(square)
+            if not off & ~left:
+                return index
+        return None
