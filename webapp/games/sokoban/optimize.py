@@ -305,9 +305,9 @@ class Window:
                     near = distance.get(box + offset)
                     if near is None:
                         continue
-                    steps = _steps_to(layers, box - offset)
-                    child_g = g + steps * costs.step + costs.push + costs.step
                     child_h = h - distance[box] + near
+                    # The walk to the push is counted after the cheaper tests.
+                    child_g = g + costs.push + costs.step
                     if child_g + child_h * unit >= best:
                         continue
                     child_boxes = low ^ boxes | 1 << (box + offset)
@@ -315,6 +315,9 @@ class Window:
                         anchor = nearness.anchor(child_boxes, candidates)
                         if anchor is None:
                             continue
+                    child_g += _steps_to(layers, box - offset) * costs.step
+                    if child_g + child_h * unit >= best:
+                        continue
                     if regions:
                         child = (child_boxes, lowest_cell(board.reach(box, child_boxes)))
                     else:
