@@ -547,20 +547,16 @@ class Nearness:
     def __init__(
         self, board: Board, states: list[tuple[int, int]], count: int, radius: int, span: int
     ) -> None:
-        self.board = board
         self.boxes = [boxes for boxes, _ in states]
-        self.count, self.radius, self.span = count, radius, span
-        self.around: dict[int, int] = {}
-
-    def _around(self, square: int) -> int:
-        """The floor squares within ``radius`` steps of ``square`` (walls between, boxes not)."""
-        found = self.around.get(square)
-        if found is None:
+        self.count, self.span = count, span
+        #: Per square, the floor squares within ``radius`` steps of it (walls between, boxes
+        #: not): a list, looked up for every child.
+        self.around = [0] * (board.width * board.level.height)
+        for square in cells_of(board.floor):
             found = 1 << square
-            for _ in range(self.radius):
-                found = self.board.grow(found) & self.board.floor
+            for _ in range(radius):
+                found = board.grow(found) & board.floor
             self.around[square] = found
-        return found
 
     def candidates(self, boxes: int, around: int) -> list[int]:
         """The positions of the solution within ``span`` of ``around``, latest first, that a
@@ -580,17 +576,19 @@ class Nearness:
     def anchor(self, boxes: int, candidates: list[int]) -> int | None:
         """The first of ``candidates`` (positions of the solution) that ``boxes`` is near, or
         None when none is."""
-        solution, most = self.boxes, 2 * self.count
+        solution, most, around = self.boxes, 2 * self.count, self.around
         for index in candidates:
             own = solution[index]
-            off = boxes & ~own
-            if not off:
+            if own == boxes:
                 return index
             if (boxes ^ own).bit_count() > most:
                 continue
+            lost = own & ~boxes
             left = 0
-            for square in cells_of(own & ~boxes):
-                left |= self._around(square)
-            if not off & ~left:
+            while lost:
+                low = lost & -lost
+                left |= around[low.bit_length() - 1]
+                lost ^= low
+            if not boxes & ~own & ~left:
                 return index
         return None
