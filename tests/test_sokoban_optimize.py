@@ -69,10 +69,14 @@ def test_the_wasteful_solution_solves_the_level_the_long_way() -> None:
 @pytest.mark.parametrize("metric", ["moves", "pushes"])
 def test_a_wasteful_solution_comes_back_as_short_as_the_best(metric: str) -> None:
     wasteful = _wasteful()
-    better = improve(GAME, LEVEL, wasteful, metric, seconds=20)
+    gains: list[tuple[int, int]] = []
+    better = improve(GAME, LEVEL, wasteful, metric, seconds=20, progress=lambda *g: gains.append(g))
     assert check_solution(GAME, LEVEL, GAME.start(LEVEL), better.moves) is None
     counted = GAME.count(LEVEL, better.moves)
     assert (counted["moves"], counted["pushes"]) == (41, 13)
+    # Each gain was told as it came (the live panel shows them): never longer, ending here.
+    lengths = [length for length, _expanded in gains]
+    assert lengths and lengths == sorted(lengths, reverse=True) and lengths[-1] == counted[metric]
     assert better.pushes == 13
     assert (better.original_moves, better.original_pushes) == (len(wasteful), 21)
     assert better.finished

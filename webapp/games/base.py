@@ -371,11 +371,19 @@ class Game(ABC, Generic[Level, State]):
     #: without a solution optimizer.
     improves: ClassVar[tuple[str, ...]] = ()
 
-    def improve(self, level: Level, moves: list[str], metric: str, seconds: float) -> Any:
+    def improve(
+        self,
+        level: Level,
+        moves: list[str],
+        metric: str,
+        seconds: float,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Any:
         """A solution of ``level`` from its start made no longer in ``metric``, shorter where
         the game's optimizer finds a way within ``seconds``: an object with the new ``moves``
-        (replayed through the rules) and the ``original_moves`` count. ValueError when
-        ``moves`` do not solve the level."""
+        (replayed through the rules) and the positions ``expanded``. ValueError when
+        ``moves`` do not solve the level. ``progress`` is told the length in ``metric`` and
+        the positions expanded so far at each gain."""
         raise LevelError(f"{self.title} has no solution optimizer")
 
     #: True when the board can show a picture the player chooses, uploads included.

@@ -132,7 +132,13 @@ def _improve(game: Any, level: Any, request: Request, report: Callable[[Progress
     given = game.count(level, request.solution)
     report(Progress(0, 0, 0, 0, 0.0, 0.0, note=f"{given.get(metric, 0)} {metric} to start from"))
     seconds = request.limits.seconds or 10.0
-    better = game.improve(level, list(request.solution), metric, seconds)
+
+    def gained(length: int, expanded: int) -> None:
+        elapsed = time.monotonic() - started
+        rate = expanded / elapsed if elapsed > 0 else 0.0
+        report(Progress(expanded, 0, 0, 0, elapsed, rate, note=f"{length} {metric} so far"))
+
+    better = game.improve(level, list(request.solution), metric, seconds, gained)
     moves = list(better.moves)
     figures = game.count(level, moves)
     return Result(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from random import Random
 from typing import TYPE_CHECKING
 
@@ -116,12 +116,19 @@ class Sokoban(Game[Level, Position]):
     #: The metrics a solution can be improved in (``improve``), the default first.
     improves = ("moves", "pushes")
 
-    def improve(self, level: Level, moves: list[str], metric: str, seconds: float) -> Improvement:
+    def improve(
+        self,
+        level: Level,
+        moves: list[str],
+        metric: str,
+        seconds: float,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Improvement:
         """A solution made no longer in ``metric``, shorter where a search finds a way
         (optimize.py); ValueError when ``moves`` do not solve the level."""
         from webapp.games.sokoban.optimize import improve
 
-        return improve(self, level, moves, metric, seconds)
+        return improve(self, level, moves, metric, seconds, progress=progress)
 
     def warm_up(self) -> None:
         from webapp.games.sokoban.warmup import warm_up

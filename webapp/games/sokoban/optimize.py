@@ -349,13 +349,21 @@ class Optimizer:
     expanded positions."""
 
     def __init__(
-        self, board: Board, start: Position, metric: str, deadline: float, nodes: int | None
+        self,
+        board: Board,
+        start: Position,
+        metric: str,
+        deadline: float,
+        nodes: int | None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> None:
         self.board, self.start = board, start
         self.costs = Costs(metric)
         self.deadline = deadline
         self.nodes = nodes
         self.expanded = 0
+        #: Told the solution's length in the metric and the positions expanded at each gain.
+        self.progress = progress
 
     def _spent(self) -> bool:
         over = self.nodes is not None and self.expanded >= self.nodes
@@ -457,6 +465,8 @@ class Optimizer:
             kind, *sizes = SCHEDULE[at]
             steps[kind](pushes, *sizes)
             now = self._cost(pushes)
+            if now < cost and self.progress is not None:
+                self.progress(now // WEIGHT, self.expanded)
             if now // WEIGHT < cost // WEIGHT:
                 at = idle = 0
             else:
@@ -489,12 +499,13 @@ def improve(
     metric: str = "moves",
     seconds: float = 10.0,
     nodes: int | None = None,
-    on_pass: Callable[[int], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Improvement:
     """A solution (moves in LURD) made no longer in ``metric``, shorter where a vicinity
     search finds a way within ``seconds`` and ``nodes`` expanded positions. The result is
     replayed through ``rules`` (the game's own moves) before it is returned. ValueError when
-    the moves do not solve the level."""
+    the moves do not solve the level. ``progress`` is told the length in ``metric`` and the
+    positions expanded so far at each gain."""
     deadline = time.monotonic() + seconds
     board = Board(level)
     start = rules.start(level)
@@ -504,7 +515,7 @@ def improve(
         raise ValueError(problem or "the moves do not solve the level")
     costs = Costs(metric)
     original = costs.counted(original_pushes, len(tokens))
-    optimizer = Optimizer(board, start, metric, deadline, nodes)
+    optimizer = Optimizer(board, start, metric, deadline, nodes, progress)
     better, finished = optimizer.run(pushes)
     moves = tokens_of(board, start, better)
     problem, pushed = _replay(rules, level, start, moves)
