@@ -53,20 +53,21 @@
   }
 
   // -- changes, undo and redo -----------------------------------------------------------------
-  function change(next, noHistory) {
-    if (!noHistory) {
-      done.push(draft);
-      if (done.length > HISTORY) done.shift();
-      undone = [];
-    }
+  function show(next) {              // the draft shown, kept and checked
     draft = next;
     keep();
     render();
     fieldsFromDraft();
     schedule();
   }
-  function undo() { if (done.length) { undone.push(draft); draft = done.pop(); keep(); render(); fieldsFromDraft(); schedule(); } }
-  function redo() { if (undone.length) { done.push(draft); draft = undone.pop(); keep(); render(); fieldsFromDraft(); schedule(); } }
+  function change(next) {
+    done.push(draft);
+    if (done.length > HISTORY) done.shift();
+    undone = [];
+    show(next);
+  }
+  function undo() { if (done.length) { undone.push(draft); show(done.pop()); } }
+  function redo() { if (undone.length) { done.push(draft); show(undone.pop()); } }
 
   // -- painting -------------------------------------------------------------------------------
   function painted(cell) {
@@ -113,6 +114,9 @@
     const select = document.getElementById("edit-piece");
     if (!select) return;
     const used = new Set(draft.rows.flat());
+    const key = LETTERS.split("").filter(l => used.has(l)).join("");
+    if (select.dataset.used === key && select.options.length) return;  // drawn for these pieces
+    select.dataset.used = key;
     const chosen = select.value;
     const free = LETTERS.split("").find(l => !used.has(l));
     select.textContent = "";
@@ -145,8 +149,7 @@
     while (rows[0].length > 1 && colEmpty(rows[0].length - 1)) rows = rows.map(row => row.slice(0, -1));
     return { rows: rows, fields: clone(d.fields) };
   }
-  function inLimits(d) {
-    const [h, w] = sizeOf(d);
+  function fits(h, w) {
     return h >= config.rows[0] && h <= config.rows[1] && w >= config.cols[0] && w <= config.cols[1];
   }
   function resize(rows, cols) {       // the grid keeps its top-left; new squares from a blank board
@@ -173,11 +176,8 @@
   function shuffle() {
     const moves = document.getElementById("shuffle-moves").value;
     say("Shuffling: the solver proves the distance…");
-    const body = new URLSearchParams({ draft: JSON.stringify(draft), moves: moves });
-    fetch("/" + config.game + "/edit/shuffle", {
-      method: "POST", body: body, headers: { "X-CSRF-Token": csrf(), "HX-Request": "true" },
-    }).then(answer => answer.ok ? answer.json() : answer.text().then(text => { throw new Error(text); }))
-      .then(made => { say(""); document.getElementById("edit-errors").replaceChildren(); change({ rows: made.rows, fields: made.fields }); })
+    post("shuffle", undefined, { moves: moves })
+      .then(made => { document.getElementById("edit-errors").replaceChildren(); change({ rows: made.rows, fields: made.fields }); })
       .catch(e => say(e.message || "The shuffle failed."));
   }
   function act(name, button) {
@@ -194,12 +194,12 @@
       next = { rows: draft.rows.map(row => row.map(v => (v in action.table ? action.table[v] : v))), fields: clone(draft.fields) };
     }
     if (next) {
-      if (!inLimits(next)) return say("That would make the board larger than " + config.title + " allows.");
+      if (!fits(...sizeOf(next))) return say("That would make a board of a size " + config.title + " does not allow.");
       return change(next);
     }
     const rows = parseInt(document.getElementById("edit-rows").value, 10);
     const cols = parseInt(document.getElementById("edit-cols").value, 10);
-    if (!(rows >= config.rows[0] && rows <= config.rows[1] && cols >= config.cols[0] && cols <= config.cols[1])) {
+    if (!fits(rows, cols)) {
       return say("A board has " + config.rows[0] + " to " + config.rows[1] + " rows and " +
                  config.cols[0] + " to " + config.cols[1] + " columns.");
     }
@@ -317,15 +317,15 @@
 
   // -- the checks -----------------------------------------------------------------------------
   let lookTimer = null, verdictTimer = null, asked = 0, verdictAbort = null;
-  function post(path, signal) {
-    const body = new URLSearchParams({ draft: JSON.stringify(draft) });
+  function post(path, signal, more) {  // the draft (and ``more`` fields) to /<game>/edit/<path>
+    const body = new URLSearchParams(Object.assign({ draft: JSON.stringify(draft) }, more || {}));
     return fetch("/" + config.game + "/edit/" + path, {
       method: "POST", body: body, signal: signal,
       // As the page's other scripts do: a refusal then comes back as its sentence alone.
       headers: { "X-CSRF-Token": csrf(), "HX-Request": "true" },
     }).then(answer => {
       if (answer.ok) return answer.json();
-      return answer.text().then(text => { throw new Error(text || "The check failed (" + answer.status + ")."); });
+      return answer.text().then(text => { throw new Error(text || "The server refused (" + answer.status + ")."); });
     });
   }
   function schedule() {

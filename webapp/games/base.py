@@ -72,7 +72,6 @@ class EditField:
     name: str
     label: str
     kind: str = "text"  # text | number | piece
-    default: str = ""
 
 
 @dataclass
@@ -98,7 +97,7 @@ class DraftText:
         """The (row, column) of the grid at a line and column of the text; None outside it."""
         if line is None or column is None or line < self.first_line:
             return None
-        return (line - self.first_line, max(0, ((column or 1) - 1) // self.cell_width))
+        return (line - self.first_line, max(0, (column - 1) // self.cell_width))
 
 
 class Editor:

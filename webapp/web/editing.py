@@ -35,7 +35,6 @@ from webapp.core.errors import NotFound, Refused, Unavailable
 from webapp.core.levels import get_game
 from webapp.games.base import (
     Draft,
-    DraftText,
     Editor,
     Game,
     LevelError,
@@ -118,19 +117,19 @@ def read_draft(game: Game, editor: Editor, raw: str) -> Draft:
     return draft
 
 
-def level_of(game: Game, editor: Editor, draft: Draft) -> tuple[Any, DraftText]:
-    """The level a draft stands for, and its text; LevelError names what is wrong."""
-    written = editor.text(draft)
-    return game.parse(written.text)[0], written
+def level_of(game: Game, editor: Editor, draft: Draft) -> Any:
+    """The level a draft stands for; LevelError names what is wrong."""
+    return game.parse(editor.text(draft).text)[0]
 
 
 def structure(game: Game, editor: Editor, draft: Draft) -> dict[str, Any]:
     """What the rules say of a draft at once: errors (each naming its square where it has
     one), and the squares where a box would be stuck for good."""
+    written = editor.text(draft)
     try:
-        level, _written = level_of(game, editor, draft)
+        level = game.parse(written.text)[0]
     except UnsolvableLevel as proof:  # well formed, and the rules alone say it cannot be won
-        square = editor.text(draft).square(proof.line, proof.column)
+        square = written.square(proof.line, proof.column)
         found = {"status": "unsolvable", "reason": proof.message}
         return {
             "ok": False,
@@ -140,7 +139,7 @@ def structure(game: Game, editor: Editor, draft: Draft) -> dict[str, Any]:
             "verdict": _verdict_html(game, found),
         }
     except LevelError as error:
-        square = editor.text(draft).square(error.line, error.column)
+        square = written.square(error.line, error.column)
         return {
             "ok": False,
             "errors": [{"message": error.message, "square": list(square) if square else None}],
@@ -190,7 +189,6 @@ def edit_page(game_name: str) -> str:
         "outside": editor.outside,
         "blank": {"rows": blank.rows, "fields": blank.fields},
         "copy": copy,
-        "source": source if copy else "",
         "seconds": _seconds(),
         "shuffle_most": editor.shuffle_most,
     }
@@ -236,7 +234,7 @@ def verdict(game_name: str) -> Response:
     game, editor = editable(game_name)
     draft = read_draft(game, editor, request.form.get("draft", ""))
     try:
-        level, _written = level_of(game, editor, draft)
+        level = level_of(game, editor, draft)
     except LevelError as error:
         return jsonify(status="invalid", html=_verdict_html(game, {"status": "invalid",
                        "reason": error.message}), squares=[])  # fmt: skip
@@ -338,7 +336,7 @@ def save(game_name: str) -> Response:
     if len(author) > MAX_FIELD:
         raise Refused(f"The author's name is too long (the most is {MAX_FIELD} characters).")
     try:
-        level, _written = level_of(game, editor, draft)
+        level = level_of(game, editor, draft)
     except LevelError as error:
         raise Refused(f"The level cannot be played yet: {error.message}") from None
     ref: LevelRef = sharing.save_levels(shelf(), game, [level])[0][0]

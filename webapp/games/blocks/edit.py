@@ -19,9 +19,9 @@ TOOLS = (
 )
 
 FIELDS = (
-    EditField("goal_piece", "Piece to bring out", "piece", "A"),
-    EditField("goal_row", "Its goal: row (top-left)", "number", "1"),
-    EditField("goal_col", "column", "number", "1"),
+    EditField("goal_piece", "Piece to bring out", "piece"),
+    EditField("goal_row", "Its goal: row (top-left)", "number"),
+    EditField("goal_col", "column", "number"),
 )
 
 
@@ -62,13 +62,10 @@ class BlocksEditor(Editor):
     def text(self, draft: Draft) -> DraftText:
         fields = draft.fields
         title = " ".join(fields.get("title", "").splitlines()).strip()
-        goal = " ".join(
-            (
-                fields.get("goal_piece", "")[:1] or "?",
-                fields.get("goal_row", "")[:3] or "?",
-                fields.get("goal_col", "")[:3] or "?",
-            )  # fmt: skip
-        )
+        # The piece's letter, its row and its column; "?" for one not given (the parser
+        # then names what is missing).
+        parts = (("goal_piece", 1), ("goal_row", 3), ("goal_col", 3))
+        goal = " ".join(fields.get(name, "")[:most] or "?" for name, most in parts)
         head = ["Klotski layout"] + ([f"name: {title}"] if title else [])
         head += [f"goal: {goal}", "--"]
         rows = ["".join(row) for row in draft.rows]

@@ -13,35 +13,23 @@ from webapp.games.sokoban.level import Level
 
 WALL, FLOOR, GOAL, BOX, BOX_ON_GOAL, PLAYER, PLAYER_ON_GOAL = "#", " ", ".", "$", "*", "@", "+"
 
+#: A box or the player on each square with a goal under it, and the squares with a goal.
+ON_GOAL = {BOX: BOX_ON_GOAL, PLAYER: PLAYER_ON_GOAL}
+GOALS = (GOAL, BOX_ON_GOAL, PLAYER_ON_GOAL)
+
+
+def _put(thing: str) -> dict[str, str]:
+    """A box or the player put on a square: on its goal where it has one."""
+    return {cell: ON_GOAL[thing] for cell in GOALS} | {"*": thing}
+
+
 TOOLS = (
     Tool("w", "Wall", {"*": WALL}),
     Tool("f", "Floor", {"*": FLOOR}),
-    Tool(
-        "g",
-        "Goal",
-        {
-            BOX: BOX_ON_GOAL,
-            PLAYER: PLAYER_ON_GOAL,
-            BOX_ON_GOAL: BOX_ON_GOAL,
-            PLAYER_ON_GOAL: PLAYER_ON_GOAL,
-            "*": GOAL,
-        },
-    ),  # fmt: skip
-    Tool(
-        "b",
-        "Box",
-        {GOAL: BOX_ON_GOAL, PLAYER_ON_GOAL: BOX_ON_GOAL, BOX_ON_GOAL: BOX_ON_GOAL, "*": BOX},
-    ),  # fmt: skip
-    Tool(
-        "p",
-        "Player",
-        {
-            GOAL: PLAYER_ON_GOAL,
-            BOX_ON_GOAL: PLAYER_ON_GOAL,
-            PLAYER_ON_GOAL: PLAYER_ON_GOAL,
-            "*": PLAYER,
-        },
-    ),  # fmt: skip
+    # A goal goes under what stands on the square.
+    Tool("g", "Goal", ON_GOAL | {cell: cell for cell in GOALS} | {"*": GOAL}),
+    Tool("b", "Box", _put(BOX)),
+    Tool("p", "Player", _put(PLAYER)),
     # Erase takes off the top thing: a box or the player first, then a goal or a wall.
     Tool("e", "Erase", {BOX_ON_GOAL: GOAL, PLAYER_ON_GOAL: GOAL, "*": FLOOR}),
 )

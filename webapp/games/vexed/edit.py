@@ -23,12 +23,8 @@ class VexedEditor(Editor):
     def tools(self) -> tuple[Tool, ...]:
         symbols = self.symbols
         colours = tuple(
-            Tool(
-                str(n),
-                f"{symbols[letter][1].capitalize()} block {symbols[letter][0]}",
-                {"*": letter},
-            )  # fmt: skip
-            for n, letter in enumerate(PALETTE_COLOURS, 1)
+            Tool(str(n), f"{symbols[c][1].capitalize()} block {symbols[c][0]}", {"*": c})
+            for n, c in enumerate(PALETTE_COLOURS, 1)
         )
         return (Tool("w", "Solid", {"*": SOLID}), Tool("e", "Empty", {"*": EMPTY}), *colours)
 
