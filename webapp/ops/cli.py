@@ -151,11 +151,15 @@ def record(game: games.Game, number: int, level: Any, algorithm: str, result: An
 MAX_FILE_BYTES = 50 * 2**20
 
 
-def check_limits(args: argparse.Namespace) -> None:
-    """Limits that mean something: finite, positive and within what this machine can give."""
-    seconds = args.time_limit
+def check_seconds(seconds: float | None) -> None:
+    """A time limit that means something: finite, positive, at most a day."""
     if seconds is not None and not (math.isfinite(seconds) and 0 < seconds <= 86_400):
         raise UsageError("--time-limit must be a number of seconds between 0 and 86400")
+
+
+def check_limits(args: argparse.Namespace) -> None:
+    """Limits that mean something: finite, positive and within what this machine can give."""
+    check_seconds(args.time_limit)
     if args.node_limit is not None and args.node_limit <= 0:
         raise UsageError("--node-limit must be positive")
     if not 64 <= args.memory_limit <= 1_048_576:
@@ -268,8 +272,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     proof's reason), unknown within the time limit, or invalid (where the text is wrong)."""
     game = _game(args.game)
     seconds = args.time_limit
-    if not (math.isfinite(seconds) and 0 < seconds <= 86_400):
-        raise UsageError("--time-limit must be a number of seconds between 0 and 86400")
+    check_seconds(seconds)
     if args.level is not None and args.level <= 0:
         raise UsageError("--level counts from 1")
     levels = read_levels(game, read_level_file(args.file))
@@ -297,8 +300,7 @@ def cmd_improve(args: argparse.Namespace) -> int:
     if metric not in metrics:
         raise UsageError(f"--metric is one of {', '.join(metrics)}")
     seconds = args.time_limit
-    if not (math.isfinite(seconds) and 0 < seconds <= 86_400):
-        raise UsageError("--time-limit must be a number of seconds between 0 and 86400")
+    check_seconds(seconds)
     text = read_level_file(args.file)
     try:
         levels = game.parse(text)
