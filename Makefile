@@ -64,8 +64,10 @@ system-packages:
 		fi; \
 	fi
 
+# Two test processes, a file each at a time: most tests wait on a server, a browser or a
+# solver child, so two overlap well even on two cores. One file alone: .venv/bin/python -m pytest tests/x.py
 test: system-packages $(VENV)/.test warm
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadfile
 
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check webapp tests bench

@@ -12,6 +12,7 @@ import pytest
 from simple_websocket import Client, ConnectionClosed
 
 from tests.conftest import csrf_of
+from webapp.web.live import SITE_FULL
 
 
 class BrowserSocket(Client):
@@ -98,18 +99,18 @@ def assert_refused(ws: Client, reason: str) -> None:
 def test_garbage_and_unknown_actions_are_ignored_and_the_stream_goes_on(solving):
     player, path = solving
     ws = player.socket(path)
-    assert 'id="solve-status"' in ws.receive(timeout=5)  # the snapshot
+    assert 'id="solve-status"' in ws.receive(timeout=20)  # the snapshot
     ws.send("this is not json")
     ws.send(json.dumps({"action": "dance"}))
     ws.send(json.dumps(["a", "list"]))
-    assert 'id="solve-stats"' in ws.receive(timeout=5)  # progress keeps coming
+    assert 'id="solve-stats"' in ws.receive(timeout=20)  # progress keeps coming
     ws.close()
 
 
 def test_a_flood_of_messages_closes_the_socket_with_a_reason(solving):
     player, path = solving
     ws = player.socket(path)
-    ws.receive(timeout=5)
+    ws.receive(timeout=20)
     for _ in range(60):
         ws.send(json.dumps({"action": "pause"}))
     code, message = closed_reason(ws)
@@ -119,7 +120,7 @@ def test_a_flood_of_messages_closes_the_socket_with_a_reason(solving):
 def test_an_oversized_frame_closes_the_socket(solving):
     player, path = solving
     ws = player.socket(path)
-    ws.receive(timeout=5)
+    ws.receive(timeout=20)
     ws.send("x" * 100_000)
     code, _ = closed_reason(ws)
     assert code == 1009  # message too big
@@ -141,7 +142,7 @@ def test_another_site_and_another_player_are_refused(solving, server):
     assert_refused(ws, "cross-site socket refused")
     # The owner, from the page's own origin (with its port, as a browser sends it), is let in.
     ws = player.socket(path)
-    assert 'id="solve-status"' in ws.receive(timeout=5)
+    assert 'id="solve-status"' in ws.receive(timeout=20)
     ws.close()
 
 
@@ -273,11 +274,13 @@ def test_sockets_site_wide_are_capped_and_a_few_clients_cannot_take_them_all(tmp
             # Now every client holds one: the next is refused, and told why.
             late = player.socket(path, **{"X-Forwarded-For": "203.0.113.9"})
             code, message, received = close_of(late)
-            assert (code, message) == (
-                1013,
-                "the live view is full just now; your solve goes on and this page retries",
-            )
-            assert any("live view is full" in text for text in received)
+            # Closed before any of the stream came. The close frame says why, and the note
+            # before it, unless the connection went down before the client read them (then
+            # there is no code at all, as in assert_refused): the page retries either way.
+            assert not any('id="solve-status"' in text for text in received)
+            assert (code, message) in ((1013, SITE_FULL), (1005, ""))
+            if code == 1013:
+                assert any("live view is full" in text for text in received)
             for ws in (flood[3], *newcomers):
                 ws.close()
         finally:
