@@ -438,7 +438,7 @@ def main() -> None:
         try:
             tally: Counter = Counter()
             report: dict = {}
-            time.sleep(2)  # the worker's imports settle before its memory is read
+            time.sleep(5)  # the worker warms its pages before its memory is read
             report["rss before"] = rss_mb(server)
             start = time.monotonic()
             until = start + args.seconds

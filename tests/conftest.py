@@ -151,6 +151,7 @@ class Server:
         env = {**os.environ, "PUZZLE_LAB_INSTANCE": str(self.instance)}
         # No minute-long table builds behind every test server.
         env["PUZZLE_LAB_PREBUILD_TABLES"] = "false"
+        env["PUZZLE_LAB_WARM_PAGES"] = "false"
         # Every test player is this machine, at machine speed, from one address: the cost
         # budgets and load shedding that keep a public site fair would refuse them. Tests of
         # those set them (tests/test_budgets.py).

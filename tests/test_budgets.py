@@ -408,6 +408,42 @@ def test_a_turn_waits_only_so_long_and_is_given_up_while_waiting_elsewhere(tmp_p
     assert app.test_client().get("/static/favicon.svg").status_code == 200
 
 
+def test_a_light_client_passes_the_costly_lane_whatever_its_first_pages_cost(tmp_path):
+    """A new player's first page of a game costs several moves' worth: it must not put them
+    in the lane where a flood's replays wait, or their next move waits its whole time there."""
+    app = app_with(tmp_path, LOAD_SHEDDING=True, LOAD_MAX_WAIT=0.05)
+    gate = app.wsgi_app
+    load = app.extensions["puzzlelab.load"]
+    load.spent("203.0.113.7", 40.0)  # one page, 40 ms: far above a move's cost
+    load.spent("198.51.100.1", 40.0)
+    for _ in range(40):  # a flood asking for such pages: heavy
+        load.spent("198.51.100.1", 40.0)
+    gate.slots.costly_busy = gate.slots.costly_size  # a flood's costly request in hand
+    gate.slots.busy = 1
+    newcomer = gate.take({}, "203.0.113.7")
+    assert newcomer is not None and not newcomer.costly  # in at once, in the cheap lane
+    newcomer.end()
+    assert gate.take({}, "198.51.100.1") is None  # the heavy one waits for the costly lane
+
+
+def test_a_worker_warms_every_game_before_its_first_visitor_charged_to_no_one(tmp_path):
+    """A game's first page reads its collections, imports its solvers and compiles its
+    templates, tenths of a second: the worker does it as it starts, so no visitor pays for
+    it (and is counted heavy for it), and it gives back every turn it took."""
+    from webapp import games
+    from webapp.core import catalog
+    from webapp.ops.serving import warm_pages
+
+    app = app_with(tmp_path, LOAD_SHEDDING=True)
+    catalog.collections.cache_clear()
+    answered = warm_pages(app)
+    assert set(answered.values()) == {200}
+    assert {f"/{game.name}/" for game in games.all_games()} < set(answered)
+    assert catalog.collections.cache_info().currsize == len(games.all_games())
+    assert app.extensions["puzzlelab.gate"].slots.busy == 0
+    assert set(app.extensions["puzzlelab.load"]._used) == {"warm-up"}
+
+
 def test_a_busy_site_refuses_with_a_plain_cheap_answer(tmp_path):
     app = app_with(tmp_path, LOAD_SHEDDING=True, LOAD_MAX_WAIT=0.05)
     app.wsgi_app.slots.size = 0  # nothing can be worked on

@@ -37,6 +37,12 @@ THREADS_PER_CLIENT = int(os.environ.get("PUZZLE_LAB_THREADS_PER_CLIENT", "16"))
 #: Off with THREADS_PER_CLIENT=0: behind a proxy, which sends whole requests, every
 #: connection comes from the proxy's address.
 HEADER_WAITS_PER_CLIENT = int(os.environ.get("PUZZLE_LAB_HEADER_WAITS_PER_CLIENT", "4"))
+#: Whether a worker renders a page of every game as it starts (PUZZLE_LAB_WARM_PAGES). A
+#: game's first page reads its collections, imports its solvers and compiles its templates:
+#: 0.2-0.8 s of the server's time, which the first visitor after a start used to pay, and be
+#: counted a heavy client for (its next requests waited behind everyone's). The tests'
+#: servers turn it off: each would spend a second or two on pages it never shows.
+WARM_PAGES = os.environ.get("PUZZLE_LAB_WARM_PAGES", "true").lower() not in ("false", "0")
 
 
 class HeaderTimedSocket(socket.socket):
@@ -202,3 +208,35 @@ graceful_timeout = 5
 accesslog = None
 # Every instance on a machine would share gunicorn's control socket; none is needed.
 control_socket_disable = True
+
+
+def post_worker_init(worker) -> None:  # noqa: ANN001 - gunicorn's hook
+    """Warm the worker's pages in a thread of its own (``WARM_PAGES``)."""
+    if WARM_PAGES:
+        threading.Thread(target=warm_pages, args=(worker.wsgi,), name="warm", daemon=True).start()
+
+
+def warm_pages(app: Any) -> dict[str, int]:
+    """Ask for the home page and a level page of every game once, as a visitor would, from
+    no client's address: their collections read, their solvers imported, their templates
+    compiled. What each answered (0: it failed)."""
+    from webapp import games
+    from webapp.core import catalog
+
+    paths = ["/"]
+    for game in games.all_games():
+        paths.append(f"/{game.name}/")
+        found = catalog.collections(game.name)
+        if found:
+            paths.append(f"/{game.name}/{found[0].slug}/1")
+    client = app.test_client()
+    answered = {}
+    for path in paths:
+        try:
+            # Buffered: the answer's iterable is closed, and its turn at the door given back.
+            answer = client.get(path, environ_base={"REMOTE_ADDR": "warm-up"}, buffered=True)
+            answered[path] = answer.status_code
+        except Exception:  # noqa: BLE001 - a page that fails here fails for its visitor too
+            app.logger.exception("warming %s", path)
+            answered[path] = 0
+    return answered

@@ -307,7 +307,8 @@ class LoadGate:
     webapp/web/live.py), nor does a static file."""
 
     #: A client whose requests cost more than this on average (ms of the server's time)
-    #: takes the costly lane: a move costs 2-5; a replay of a long game, tens.
+    #: takes the costly lane, unless it is light: a move costs 2-5; a replay of a long game,
+    #: tens.
     COSTLY_MS = 8.0
     #: A client that asked less than this of the server lately (ms, halving every 5 s) is
     #: light: a player making ten moves a second stays near 400. Its requests wait longer
@@ -351,8 +352,12 @@ class LoadGate:
         load: Load = self.app.extensions["puzzlelab.load"]
         environ["puzzlelab.estimate"] = load.asked(key)
         priority = load.used(key)
-        costly = load.request_ms(key) > self.COSTLY_MS
-        if not self.slots.enter(priority, costly, patient=priority < self.LIGHT_MS):
+        # A light client never takes the costly lane, whatever its few requests cost: a
+        # player's first page of a game costs several moves' worth, and behind a flood's
+        # replays in that lane its next move waited its whole five seconds, and was refused.
+        light = priority < self.LIGHT_MS
+        costly = not light and load.request_ms(key) > self.COSTLY_MS
+        if not self.slots.enter(priority, costly, patient=light):
             return None
         return Turn(self.slots, priority, costly)
 
