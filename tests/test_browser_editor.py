@@ -311,3 +311,48 @@ def test_rotate_flip_swap_trim_resize_undo_and_redo(page, edit_server):
     page.reload()  # the draft survives a reload, undo history aside
     expect(page.locator("#edit-board .cell")).to_have_count(42)
     at(4, 1, "player")
+
+
+def test_a_resize_keeps_what_each_game_can_keep(page, edit_server):
+    """Vexed keeps the squares inside its solid border, which goes round the new size; a
+    Klotski layout keeps its top-left, pieces and all; a sliding board starts solved."""
+
+    def looks(row: int, column: int, kind: str) -> None:
+        expect(cell(page, row, column)).to_have_class(re.compile(rf"\b{kind}\b"))
+
+    def resize(rows: int, cols: int) -> None:
+        page.locator("#edit-rows").fill(str(rows))
+        page.locator("#edit-cols").fill(str(cols))
+        page.get_by_role("button", name="Resize").click()
+        expect(page.locator("#edit-board .cell")).to_have_count(rows * cols)
+
+    new_board(page, edit_server, "vexed", 5, 6)
+    paint(page, "Circle", (3, 1), (3, 3))
+    paint(page, "Solid", (2, 2))
+    resize(6, 8)
+    for square in ((3, 1), (3, 3)):
+        looks(*square, "block")
+    looks(2, 2, "wall")
+    looks(4, 3, "empty")  # the old bottom border, inside now
+    looks(3, 5, "empty")  # the old right border
+    for square in ((5, 3), (3, 7), (0, 6)):
+        looks(*square, "wall")  # the border round the new size
+    resize(4, 4)  # smaller: what lies inside the new border is kept
+    looks(2, 2, "wall")
+    looks(2, 1, "empty")
+    looks(3, 2, "wall")
+
+    new_board(page, edit_server, "blocks", 3, 3)
+    page.locator("#edit-piece").select_option("B")
+    paint(page, "Piece", (0, 0), (0, 1))
+    resize(4, 5)
+    for square in ((0, 0), (0, 1)):
+        looks(*square, "edit-piece")
+    expect(cell(page, 3, 4)).not_to_have_class(re.compile(r"edit-piece"))
+
+    new_board(page, edit_server, "sliding", 3, 3)
+    cell(page, 2, 1).click()
+    cell(page, 2, 2).click()  # two tiles swapped
+    resize(4, 4)
+    expect(cell(page, 2, 1)).to_have_text("10")
+    expect(cell(page, 3, 3)).to_have_text("")

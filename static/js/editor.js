@@ -152,16 +152,14 @@
   function fits(h, w) {
     return h >= config.rows[0] && h <= config.rows[1] && w >= config.cols[0] && w <= config.cols[1];
   }
-  function resize(rows, cols) {       // the grid keeps its top-left; new squares from a blank board
+  function resize(rows, cols) {       // what is kept is the game's (config.resize_keeps)
     return fetchBlank(rows, cols).then(blank => {
-      const next = { rows: [], fields: clone(draft.fields) };
-      for (let r = 0; r < rows; r++) {
-        const row = [];
-        for (let c = 0; c < cols; c++) {
-          const keepIt = r < draft.rows.length && c < draft.rows[0].length && config.outside !== null;
-          row.push(keepIt ? draft.rows[r][c] : blank.rows[r][c]);
-        }
-        next.rows.push(row);
+      const next = { rows: blank.rows.map(row => row.slice()), fields: clone(draft.fields) };
+      if (config.resize_keeps === "nothing") return next;
+      const edge = config.resize_keeps === "inside" ? 1 : 0;   // the blank's border stays
+      const [h, w] = sizeOf(draft);
+      for (let r = edge; r < Math.min(rows, h) - edge; r++) {
+        for (let c = edge; c < Math.min(cols, w) - edge; c++) next.rows[r][c] = draft.rows[r][c];
       }
       return next;
     });

@@ -110,6 +110,10 @@ class Editor:
     size: tuple[int, int] = (7, 7)
     #: The value "trim" cuts from the grid's edges (the outside), or None for no trim.
     outside: str | None = None
+    #: What a resize keeps of the grid, the rest from a blank board of the new size: the
+    #: squares at its top-left ("corner"), those inside its border ("inside": the border is
+    #: the blank's), or nothing ("nothing": a board no part of which stands alone).
+    resize_keeps: str = "corner"
     #: The most moves from solved ``shuffle`` sets a board to; 0 for no shuffle.
     shuffle_most: int = 0
 

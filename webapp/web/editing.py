@@ -187,6 +187,7 @@ def edit_page(game_name: str) -> str:
         "rows": list(editor.rows),
         "cols": list(editor.cols),
         "outside": editor.outside,
+        "resize_keeps": editor.resize_keeps,
         "blank": {"rows": blank.rows, "fields": blank.fields},
         "copy": copy,
         "seconds": _seconds(),

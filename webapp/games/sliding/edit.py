@@ -23,6 +23,7 @@ class SlidingEditor(Editor):
     cols = (2, 8)
     size = (4, 4)
     shuffle_most = SHUFFLE_MOST
+    resize_keeps = "nothing"  # every tile is numbered for its size: a new size starts solved
 
     def __init__(self, game: object):
         self.game = game  # its optimal solver proves a shuffle's distance

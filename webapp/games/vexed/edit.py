@@ -16,6 +16,7 @@ class VexedEditor(Editor):
     rows = (3, 16)
     cols = (3, 16)
     size = (7, 8)
+    resize_keeps = "inside"  # the solid border goes round the new size
 
     def __init__(self, symbols: Mapping[str, tuple[str, str]]):
         self.symbols = symbols
