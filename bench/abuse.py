@@ -1,9 +1,10 @@
 """Floods from a few abusive clients while a well-behaved player moves and solves.
 
-    .venv/bin/python bench/abuse.py [--seconds 30]
+    .venv/bin/python bench/abuse.py [--seconds 30] [--floods a,b] [--web N]
 
-Starts its own server (gunicorn with webapp/ops/serving.py, as `make run` does) on a free loopback
-port with a temporary instance folder. The abusers come from other loopback addresses than the
+Starts its own server (gunicorn with webapp/ops/serving.py, as `make run` does; with --web N
+the scaled mode, as `make cluster WEB=N` does) on a free loopback port with a temporary
+instance folder. The abusers come from other loopback addresses than the
 player (127.0.0.2 and up), so the per-client budgets see them as other clients, as they would
 be. Every flood is bounded in count and time, sends only to this machine, and stops by itself.
 Prints a markdown table: what each flood sent and how it was answered, then the player's move
@@ -281,15 +282,22 @@ def run_all(one: Any, sources: list[str]) -> None:
         worker.join()
 
 
-def rss_mb(server: subprocess.Popen) -> float:
-    """The resident memory of the server's worker process (the master's child)."""
-    try:
-        children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
-        status = Path(f"/proc/{children[0]}/status").read_text()
-    except (OSError, IndexError):
-        return float("nan")
-    kilobytes = int(re.search(r"VmRSS:\s+(\d+)", status).group(1))
-    return kilobytes / 1024
+def rss_mb(port: int) -> float:
+    """The resident memory of the web processes serving ``port`` (gunicorn's workers, the
+    children of the master whose command line names the port), in all."""
+    total = 0
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+            if b"gunicorn" not in command or f":{port} ".encode() not in command + b" ":
+                continue
+            children = (entry / "task" / entry.name / "children").read_text().split()
+            for child in children:
+                status = Path(f"/proc/{child}/status").read_text()
+                total += int(re.search(r"VmRSS:\s+(\d+)", status).group(1))
+        except (OSError, AttributeError):
+            continue
+    return total / 1024 if total else float("nan")
 
 
 def picture(side: int) -> bytes:
@@ -372,18 +380,27 @@ def player(port: int, until: float, solve_at: float, report: dict) -> None:
     report["solve waited"] = solve_waited
 
 
-def serve(folder: str, port: int) -> subprocess.Popen:
+def serve(folder: str, port: int, web: int = 0) -> subprocess.Popen:
+    """The app on ``port``: one gunicorn process as `make run` starts it, or with ``web``
+    the scaled mode (`make cluster`: PostgreSQL, Redis, ``web`` web processes, two solver
+    workers and a hint worker)."""
     env = {**os.environ, "PUZZLE_LAB_INSTANCE": folder, "PUZZLE_LAB_PREBUILD_TABLES": "false"}
+    if web:
+        command = ["-m", "webapp.ops.cluster", "--web", str(web), "--port", str(port)]
+        command += ["--redis-port", str(free_port()), "--pg-port", str(free_port())]
+        command += ["--folder", os.path.join(folder, "cluster")]
+    else:
+        command = ["-m", "gunicorn", "-c", "python:webapp.ops.serving"]
+        command += ["--bind", f"127.0.0.1:{port}", "wsgi:app"]
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", "python:webapp.ops.serving"]
-        + ["--bind", f"127.0.0.1:{port}", "wsgi:app"],
+        [sys.executable, *command],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
@@ -431,15 +448,21 @@ def main() -> None:
         default=",".join(name.removeprefix("flood_") for name in FLOODS),
         help="which floods to run, comma-separated (default: all; none: the player alone)",
     )
+    parser.add_argument(
+        "--web",
+        type=int,
+        default=0,
+        help="serve the scaled mode with this many web processes (default: make run's one)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         port = free_port()
-        server = serve(folder, port)
+        server = serve(folder, port, args.web)
         try:
             tally: Counter = Counter()
             report: dict = {}
             time.sleep(5)  # the worker warms its pages before its memory is read
-            report["rss before"] = rss_mb(server)
+            report["rss before"] = rss_mb(port)
             start = time.monotonic()
             until = start + args.seconds
             # The floods run in a process of their own at a lower priority: on this 2-core
@@ -455,10 +478,14 @@ def main() -> None:
             player_thread.join(args.seconds + 60)
             tally.update(results.get(timeout=120))
             floods.join(30)
-            report["rss after"] = rss_mb(server)
+            report["rss after"] = rss_mb(port)
         finally:
-            os.killpg(server.pid, 15)
-            server.wait(10)
+            if args.web:
+                server.terminate()  # the cluster stops what it started, then itself
+                server.wait(60)
+            else:
+                os.killpg(server.pid, 15)
+                server.wait(10)
     latencies = report.get("latencies") or [float("nan")]
     pages = report.get("pages") or [float("nan")]
     print(f"Floods ({args.floods or 'none'}) for {args.seconds:g} s from other loopback")
@@ -479,7 +506,7 @@ def main() -> None:
         f"| solve waited to start (s) | {'never started' if waited is None else f'{waited:.2f}'} |"
     )
     before, after = report["rss before"], report["rss after"]
-    print(f"| web process RSS before, after (MB) | {before:.0f}, {after:.0f} |")
+    print(f"| web processes' RSS before, after (MB) | {before:.0f}, {after:.0f} |")
 
 
 def p99(values: list[float]) -> float:
