@@ -356,9 +356,11 @@ def player(port: int, until: float, solve_at: float, report: dict) -> None:
     solve_waited: float | None = None
     while time.monotonic() < until:
         start = time.perf_counter()
-        status, _ = browser.post(LEVEL + "/play", action="move", moves=MOVES[index % 2])
+        status, body = browser.post(LEVEL + "/play", action="move", moves=MOVES[index % 2])
         latencies.append((time.perf_counter() - start) * 1000)
         report["move errors"] = report.get("move errors", 0) + (status != 200)
+        if status != 200:  # which answers, and what they said
+            report.setdefault("move answers", Counter())[(status, body[:60])] += 1
         index += 1
         if index % 5 == 0:  # a page load every half second
             start = time.perf_counter()
@@ -497,6 +499,8 @@ def main() -> None:
     print("\n| the player | value |\n|---|---|")
     print(f"| moves made | {len(latencies)} |")
     print(f"| move errors | {report.get('move errors', 0)} |")
+    for (status, said), count in sorted(report.get("move answers", Counter()).items()):
+        print(f"| move answered {status} ({said.decode(errors='replace')!r}) | {count} |")
     print(f"| move p50 (ms) | {statistics.median(latencies):.1f} |")
     print(f"| move p99 (ms) | {p99(latencies):.1f} |")
     print(f"| pages loaded, errors | {len(pages)}, {report.get('page errors', 0)} |")

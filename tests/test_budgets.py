@@ -504,6 +504,25 @@ def test_a_socket_takes_a_turn_for_its_snapshot(tmp_path):
             assert not turned
 
 
+def test_a_sockets_opening_is_charged_as_it_opens_not_when_it_closes(tmp_path):
+    """A flood of socket openings, each closed by the caps, must not look as light as a new
+    player at the door: what an opening costs counts at once."""
+    from webapp.web.budgets import socket_turn
+
+    app = app_with(tmp_path, LOAD_SHEDDING=True)
+    load = app.extensions["puzzlelab.load"]
+    with app.test_request_context(environ_base={"REMOTE_ADDR": "203.0.113.7"}):
+        app.preprocess_request()  # the clock starts, as for every request
+        with socket_turn() as turned:
+            assert turned
+            started = time.thread_time()
+            while time.thread_time() - started < 0.03:  # the snapshot: 30 ms of work
+                pass
+        assert load.used("203.0.113.7") >= 25  # charged while the socket is still open
+        streamed = load.used("203.0.113.7")
+    assert load.used("203.0.113.7") <= streamed + 5  # and not charged again at its close
+
+
 def test_a_light_clients_request_is_never_the_one_turned_away():
     import threading
 

@@ -415,8 +415,10 @@ class Turn:
 @contextmanager
 def socket_turn() -> Iterator[bool]:
     """A turn for a solver socket's opening work (its snapshot: a socket is not counted in
-    turns for its whole life, and its time is charged when it closes): yields False, doing
-    nothing, when the site is too busy."""
+    turns for its whole life): yields False, doing nothing, when the site is too busy. The
+    opening is charged as the turn ends, the stream when the socket closes: a flood of
+    openings whose streams were closed by the caps used to look as light as a new player,
+    and went before every player at the door."""
     gate: LoadGate | None = current_app.extensions.get("puzzlelab.gate")
     if gate is None:
         yield True
@@ -429,6 +431,7 @@ def socket_turn() -> Iterator[bool]:
         yield True
     finally:
         turn.end()
+        charge_so_far()
 
 
 @contextmanager
@@ -467,12 +470,22 @@ def _refusal(message: str) -> Response:
 
 
 def _charge_clock(_error: BaseException | None) -> None:
-    started = g.pop("cpu_started", None)
-    client = g.pop("load_client", None)
+    charge_so_far()
+    g.pop("cpu_started", None)
+
+
+def charge_so_far() -> None:
+    """Charge this request's client the server time it took until now, and count on from
+    here (a socket's opening is charged as it opens, its stream when it closes)."""
+    started = g.get("cpu_started")
+    client = g.get("load_client")
     if started is None or client is None:
         return
-    spent = (time.thread_time() - started) * 1000
-    estimate = request.environ.get("puzzlelab.estimate", 0.0)
+    now = time.thread_time()
+    g.cpu_started = now
+    spent = (now - started) * 1000
+    # What the door counted for the request as it came is taken off its first charge only.
+    estimate = request.environ.pop("puzzlelab.estimate", 0.0)
     current_app.extensions["puzzlelab.load"].spent(client, spent, estimate)
     CPU.charge(round(spent))
 
