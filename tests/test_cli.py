@@ -171,3 +171,14 @@ def test_an_endless_file_is_refused_without_being_read_whole(capsys, monkeypatch
     monkeypatch.setattr(cli, "MAX_FILE_BYTES", 1_000_000)
     assert cli.main(["solve", "sokoban", "/dev/zero"]) == 2
     assert "larger than" in capsys.readouterr().err
+
+
+def test_a_sliding_levels_own_optimum_is_echoed_as_known_optimal(tmp_path):
+    """A row of a sliding puzzle file may end with the position's known optimal length."""
+    text = tmp_path / "three.txt"
+    text.write_text("1 2 3 4 5 6 7 0 8 1\n1 2 3 4 5 6 0 7 8\n")
+    done = run("solve", "sliding", str(text), "--time-limit", "20")
+    assert done.returncode == 0, done.stderr
+    first, second = (json.loads(line) for line in done.stdout.strip().split("\n"))
+    assert first["known_optimal"] == 1 == first["length"]
+    assert "known_optimal" not in second and second["length"] == 2

@@ -410,6 +410,12 @@ class Game(ABC, Generic[Level, State]):
         default."""
         return None
 
+    def known_optimum(self, level: Level) -> int | None:
+        """The optimal solution's length as the level's own text gives it (a sliding
+        puzzle's row may end with it), which ``solve`` echoes as ``known_optimal``. None by
+        default."""
+        return None
+
     def frames(self, level: Level, state: State, move: str) -> list[State]:
         """The positions a move passes through before it comes to rest, in order, for the
         page to animate; not the resting position itself. None by default."""

@@ -137,7 +137,7 @@ def record(game: games.Game, number: int, level: Any, algorithm: str, result: An
     }
     if moves is not None:
         out.update(game.count(level, moves))
-    known = getattr(level, "known_optimal", None)
+    known = game.known_optimum(level)
     if known is not None:
         out["known_optimal"] = known
     for key, value in result.extra.items():

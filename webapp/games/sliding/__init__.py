@@ -78,6 +78,9 @@ class Sliding(Game[Level, Board]):
     def parse(self, text: str) -> list[Level]:
         return parse_collection(text)
 
+    def known_optimum(self, level: Level) -> int | None:
+        return level.known_optimal
+
     def default_for(self, level: Level) -> str:
         """Optimal where that is quick (pattern databases up to 4x4), fast beyond."""
         cells = level.rows * level.cols
