@@ -191,7 +191,9 @@ def test_dark_mode_follows_the_browser_and_the_setting(page, live_server):
 # -- The layout for watching -------------------------------------------------------------------
 
 IN_VIEW = """(selector) => {
-    const box = document.querySelector(selector).getBoundingClientRect();
+    const found = document.querySelector(selector);
+    if (!found) return false;
+    const box = found.getBoundingClientRect();
     return box.width > 0 && box.top >= 0 && box.left >= 0
         && box.bottom <= window.innerHeight && box.right <= window.innerWidth;
 }"""
@@ -209,9 +211,9 @@ def test_at_1280_the_board_and_the_live_solver_are_both_in_view(page, live_serve
     # (A tall board's search may be over before it is seen: then its end is checked.)
     state = "running" if "xsokoban" in path else re.compile("running|done")
     expect(page.locator("#solve-status")).to_have_attribute("data-state", state, timeout=20_000)
-    assert page.evaluate(IN_VIEW, "#play .board")
-    assert page.evaluate(IN_VIEW, "#solver")
-    assert page.evaluate(IN_VIEW, "#solve-board .board")
+    # Each in view once the panel has settled (a swap from running to done may be under way).
+    for part in ("#play .board", "#solver", "#solve-board .board"):
+        page.wait_for_function(IN_VIEW, arg=part, timeout=5_000)
     # Beside each other, the board centred in its column.
     board = page.locator("#play .board").bounding_box()
     panel = page.locator("#solver").bounding_box()

@@ -411,9 +411,8 @@ class Game(ABC, Generic[Level, State]):
         return None
 
     def known_optimum(self, level: Level) -> int | None:
-        """The optimal solution's length as the level's own text gives it (a sliding
-        puzzle's row may end with it), which ``solve`` echoes as ``known_optimal``. None by
-        default."""
+        """The optimal solution's length as the level's own text gives it (a level file may
+        end a row with it), which ``solve`` echoes as ``known_optimal``. None by default."""
         return None
 
     def frames(self, level: Level, state: State, move: str) -> list[State]:
