@@ -42,13 +42,13 @@ from webapp.games.base import (
     UnsolvableLevel,
 )
 from webapp.generating import shuffle_draft
-from webapp.jobs.base import Busy, Request, wait_for
+from webapp.jobs.base import Busy, wait_for
 from webapp.search import Limits
-from webapp.web.budgets import client_key, limit, waiting_elsewhere
+from webapp.web.budgets import limit, waiting_elsewhere
 from webapp.web.database import get_store
 from webapp.web.levels import find_level, shelf
 from webapp.web.players import player_id
-from webapp.web.solvers import get_runner
+from webapp.web.solvers import get_runner, job_request
 
 bp = Blueprint("editing", __name__)
 
@@ -246,20 +246,8 @@ def verdict(game_name: str) -> Response:
     if earlier is not None and not earlier.done:
         earlier.stop()  # a newer draft: the older check's answer would be stale
         wait_for(earlier, lambda job: job.done, 3.0)
-    check = Request(
-        game=game.name,
-        level_text=game.level_text(level),
-        moves=[],
-        algorithm="",
-        limits=Limits(seconds=seconds, nodes=None, memory_mb=1024),
-        owner=player_id(),
-        board=board,
-        game_module=games.module_of(game.name),
-        tables_dir=current_app.instance_path,
-        client=client_key(),
-        kind="hint",
-        task="check",
-    )
+    limits = Limits(seconds=seconds, nodes=None, memory_mb=1024)
+    check = job_request(game, level, [], "", limits, board, "hint", task="check")
     try:
         job = runner.submit(check)
     except Busy as busy:

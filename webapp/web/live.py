@@ -17,19 +17,18 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, redirect, render_template, request
 from flask_sock import ConnectionClosed, Sock
 
-from webapp import games
 from webapp.core import sharing
 from webapp.core.catalog import POSITION, LevelRef
 from webapp.core.errors import NotFound, Refused
 from webapp.core.play import Play
 from webapp.core.playback import Playback
 from webapp.games.base import LevelError, MoveError
-from webapp.jobs.base import Busy, Job, Request
+from webapp.jobs.base import Busy, Job
 from webapp.solving import check_solution
 from webapp.web.budgets import client_key, limit, socket_turn, waiting_elsewhere
 from webapp.web.levels import Found, find_level, load_play, play_context, save_play, shelf
 from webapp.web.players import player_id, same_origin
-from webapp.web.solvers import get_runner, get_tables, hint_limits, web_limits
+from webapp.web.solvers import get_runner, get_tables, hint_limits, job_request, web_limits
 from webapp.web.watch import playback_of, render_frame, render_panel, render_stream, stopped_at
 
 bp = Blueprint("live", __name__)
@@ -119,25 +118,6 @@ def init_app(app: Flask) -> None:
     sock.init_app(app)
 
 
-def solve_request(
-    found: Found, moves: list[str], algorithm: str, limits: Any, board: str, kind: str = "solve"
-) -> Request:
-    game = found.game
-    return Request(
-        game=game.name,
-        level_text=game.level_text(found.level),
-        moves=list(moves),
-        algorithm=algorithm,
-        limits=limits,
-        owner=player_id(),
-        board=board,
-        game_module=games.module_of(game.name),
-        tables_dir=current_app.instance_path,
-        client=client_address(),
-        kind=kind,
-    )
-
-
 def client_address() -> str:
     """Where the request came from: behind ``PROXIES`` trusted proxies (the setting), the
     address the farthest of them saw (counted from the end of X-Forwarded-For, as werkzeug's
@@ -160,7 +140,7 @@ def start_solve(game_name: str, collection: str, ident: str) -> str:
     if algorithm not in found.game.algorithms():
         raise Refused(f"{found.game.title} has no solver called {algorithm[:40]!r}.")
     moves = play.moves if request.form.get("start") == "current" else []
-    solve = solve_request(found, moves, algorithm, web_limits(), found.board_key)
+    solve = job_request(found.game, found.level, moves, algorithm, web_limits(), found.board_key)
     try:
         job = get_runner().submit(solve, page=True)
     except Busy as busy:
@@ -195,10 +175,17 @@ def improve_solution(game_name: str, collection: str, ident: str) -> str:
         raise Refused(f"Those moves do not solve this level: {problem}")
     limits = web_limits()
     seconds = min(limits.seconds or IMPROVE_SECONDS, IMPROVE_SECONDS)
-    solve = solve_request(
-        found, [], f"optimizer ({metric})", replace(limits, seconds=seconds), found.board_key
+    solve = job_request(
+        found.game,
+        found.level,
+        [],
+        f"optimizer ({metric})",
+        replace(limits, seconds=seconds),
+        found.board_key,
+        task="improve",
+        solution=tokens,
+        improve=metric,
     )
-    solve.task, solve.solution, solve.improve = "improve", tokens, metric
     try:
         job = get_runner().submit(solve, page=True)
     except Busy as busy:
@@ -288,7 +275,8 @@ def next_move_hint(found: Found, play: Play) -> str:
         return "Next move: " + game.describe_move(found.level, play.state, tokens[0])
     limits = hint_limits()
     algorithm = game.default_for(found.level)
-    solve = solve_request(found, play.moves, algorithm, limits, found.board_key + "#hint", "hint")
+    board = found.board_key + "#hint"
+    solve = job_request(found.game, found.level, play.moves, algorithm, limits, board, "hint")
     try:
         handle = get_runner().submit(solve)
     except Busy as busy:

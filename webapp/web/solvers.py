@@ -1,6 +1,7 @@
 """The solver service, in the flaskr way: ``init_app(app)`` makes the app's Runner (solves and
 hints in child processes; on RQ workers, ``webapp.jobs.scaled``, when ``REDIS_URL`` is set) and
-its Tables; views reach them with ``get_runner()`` and ``get_tables()``."""
+its Tables; views reach them with ``get_runner()`` and ``get_tables()``, and ask for work with
+``job_request``."""
 
 from __future__ import annotations
 
@@ -8,15 +9,19 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from flask import Flask, current_app
 
 from webapp import games
-from webapp.jobs.base import JobRunner
+from webapp.games.base import Game
+from webapp.jobs.base import JobRunner, Request
 from webapp.jobs.embedded import Runner
 from webapp.jobs.scaled import RedisRunner
 from webapp.jobs.tables import Tables
 from webapp.search import Limits
+from webapp.web.budgets import client_key
+from webapp.web.players import player_id
 
 
 def init_app(app: Flask) -> None:
@@ -48,6 +53,35 @@ def init_app(app: Flask) -> None:
 
 def get_runner() -> JobRunner:
     return current_app.extensions["puzzlelab.runner"]
+
+
+def job_request(
+    game: Game,
+    level: Any,
+    moves: list[str],
+    algorithm: str,
+    limits: Limits,
+    board: str,
+    kind: str = "solve",
+    **more: Any,
+) -> Request:
+    """Work for the runner on behalf of this request's player: the level as its text, the
+    board the work belongs to, who asks and from which client; ``more`` sets the request's
+    other fields (a task and what it needs)."""
+    return Request(
+        game=game.name,
+        level_text=game.level_text(level),
+        moves=list(moves),
+        algorithm=algorithm,
+        limits=limits,
+        owner=player_id(),
+        board=board,
+        game_module=games.module_of(game.name),
+        tables_dir=current_app.instance_path,
+        client=client_key(),
+        kind=kind,
+        **more,
+    )
 
 
 def get_tables() -> Tables:
