@@ -210,6 +210,22 @@ class Server:
             print("server log:\n" + log[log.index("Traceback") - 2000 :])
 
 
+def recorder(setup: str) -> str:
+    """A script for ``page.evaluate``: ``setup`` sets up what is kept and defines ``note()``,
+    which then runs at once, at every change of the level page and on every frame."""
+    return (
+        "() => {\n"
+        + setup
+        + """
+    note();
+    new MutationObserver(note).observe(document.querySelector('.level-page'),
+        {childList: true, subtree: true, attributes: true});
+    const sample = () => { note(); requestAnimationFrame(sample); };
+    requestAnimationFrame(sample);
+}"""
+    )
+
+
 @contextmanager
 def serving(folder: Path, **settings: str) -> Iterator[Server]:
     """The app served from an instance folder in ``folder``, with these settings, stopped on

@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import LEVELS, wait_in_page
+from tests.conftest import LEVELS, recorder, wait_in_page
 from webapp.games import get
 
 pytestmark = pytest.mark.browser
@@ -45,7 +45,7 @@ def screen(request, browser):
 
 #: Records, on every change of the play area and on every frame, the Vexed board's blocks
 #: ("row,column:colour", sorted) whenever they change, and whether a piece was gliding.
-RECORD_BOARDS = """() => {
+RECORD_BOARDS = recorder("""
     window.boards = [];
     window.glided = false;
     const note = () => {
@@ -61,12 +61,7 @@ RECORD_BOARDS = """() => {
             window.glided = true;
         }
     };
-    note();
-    new MutationObserver(note).observe(document.querySelector('.level-page'),
-        {childList: true, subtree: true, attributes: true});
-    const sample = () => { note(); requestAnimationFrame(sample); };
-    requestAnimationFrame(sample);
-}"""
+""")
 
 
 def blocks_of(board) -> str:

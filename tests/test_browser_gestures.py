@@ -10,25 +10,20 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import wait_in_page
+from tests.conftest import recorder, wait_in_page
 
 pytestmark = pytest.mark.browser
 
 #: Records each square the Sokoban player is drawn on, in order, whenever it changes: on every
 #: change of the page and on every frame.
-RECORD_PLAYER = """() => {
+RECORD_PLAYER = recorder("""
     window.seen = [];
     const note = () => {
         const player = document.querySelector('#play .board .player');
         const at = player ? player.dataset.cell : '';
         if (window.seen[window.seen.length - 1] !== at) window.seen.push(at);
     };
-    note();
-    new MutationObserver(note).observe(document.querySelector('.level-page'),
-        {childList: true, subtree: true, attributes: true});
-    const sample = () => { note(); requestAnimationFrame(sample); };
-    requestAnimationFrame(sample);
-}"""
+""")
 
 #: Microban 1: the player at 3,2; a tap on 4,4 walks right, right, down.
 WALK = ["3,2", "3,3", "3,4", "4,4"]
