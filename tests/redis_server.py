@@ -6,16 +6,18 @@ solve's record gone at once).
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import free_port
+from tests.conftest import ROOT, free_port
 
 REDIS_SERVER = "/usr/bin/redis-server"
 
@@ -58,3 +60,16 @@ class RedisServer:
     def remove(self) -> None:
         self.stop()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def start_worker(url: str, log: Path, *flags: str) -> subprocess.Popen:
+    """An RQ worker of the app's (``webapp.jobs.worker``) on the Redis at ``url``, in a
+    process group of its own (its work horses go with it), its errors appended to ``log``."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "webapp.jobs.worker", "--url", url, *flags],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("ab"),
+        start_new_session=True,
+    )

@@ -10,14 +10,13 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, process_gone, wait_until
-from tests.redis_server import RedisServer
+from tests.conftest import process_gone, wait_until
+from tests.redis_server import RedisServer, start_worker
 from tests.test_runner import BIG, SMALL
 from webapp.jobs.base import Busy, Job, JobRunner, Request, wait_for
 from webapp.search import Limits
@@ -52,14 +51,7 @@ class Workers:
         self.add(), self.add("--hints")
 
     def add(self, *flags: str) -> subprocess.Popen:
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "webapp.jobs.worker", "--url", self.redis.url, *flags],
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            stdout=subprocess.DEVNULL,
-            stderr=(self.folder / "workers.log").open("ab"),
-            start_new_session=True,
-        )
+        worker = start_worker(self.redis.url, self.folder / "workers.log", *flags)
         self.processes.append(worker)
         return worker
 

@@ -25,7 +25,7 @@ import pytest
 
 from tests.conftest import ROOT, Server, process_gone, wait_until
 from tests.postgres import PostgresServer
-from tests.redis_server import RedisServer
+from tests.redis_server import RedisServer, start_worker
 
 QUICK = "/sokoban/first-steps/3"  # solved in a moment
 LONG = "/sokoban/xsokoban/5"  # bfs runs until the time limit
@@ -67,14 +67,7 @@ class Cluster:
         return server
 
     def add_worker(self) -> subprocess.Popen:
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "webapp.jobs.worker", "--url", self.redis.url],
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            stdout=subprocess.DEVNULL,
-            stderr=(self.folder / "workers.log").open("ab"),
-            start_new_session=True,
-        )
+        worker = start_worker(self.redis.url, self.folder / "workers.log")
         self.workers.append(worker)
         return worker
 
