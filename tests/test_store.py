@@ -223,6 +223,22 @@ def test_recent_keeps_the_win_saved_with_a_game(tmp_path):
     assert store.best("p", *KEY) == {"moves": 1} == Store(connect(path)).best("p", *KEY)
 
 
+def test_recent_keeps_a_players_settings_so_a_page_asks_the_database_nothing(tmp_path):
+    path = str(tmp_path / "db.sqlite3")
+    conn = connect(path)
+    store = Store(conn, Recent())
+    asked: list[str] = []
+    conn.set_trace_callback(asked.append)
+    assert store.preferences("p") == {}
+    store.set_preferences("p", {"theme": "dark"})
+    asked.clear()
+    for _ in range(3):
+        assert store.preferences("p") == {"theme": "dark"}
+    assert asked == []
+    store.preferences("p")["theme"] = "light"  # a caller's change is its own
+    assert store.preferences("p") == {"theme": "dark"} == Store(connect(path)).preferences("p")
+
+
 def test_results_cover_every_level_asked_for_in_chunks(store):
     for number in range(1, 1200, 2):  # more levels than one query's chunk of 500
         store.record_win("p", "sokoban", f"microban/{number}", {"moves": number})

@@ -562,16 +562,33 @@ class Store:
         )
 
     def preferences(self, player: str) -> dict[str, Any]:
-        """The settings this player chose (colours, motion, sound...), wherever they chose them."""
+        """The settings this player chose (colours, motion, sound...), wherever they chose
+        them. Every page a player loads draws with them: kept in ``recent`` when there is
+        one, so a page asks the database nothing for them."""
+        key = ("prefs", player)
+        if self.recent is not None:
+            kept = self.recent.get(key)
+            if kept is not MISSING:
+                return dict(kept)
+            writes = self.recent.writes("prefs")
         rows = self.query("SELECT settings FROM players WHERE player=?", (player,))
-        return json.loads(rows[0]["settings"]) if rows and rows[0]["settings"] else {}
+        found = json.loads(rows[0]["settings"]) if rows and rows[0]["settings"] else {}
+        if self.recent is not None:
+            self.recent.put(key, dict(found), read_after=writes)
+        return found
 
     def set_preferences(self, player: str, settings: dict[str, Any]) -> None:
-        self.run(
+        sql = (
             "INSERT INTO players (player, settings) VALUES (?, ?) "
-            "ON CONFLICT (player) DO UPDATE SET settings=excluded.settings",
-            (player, json.dumps(settings, sort_keys=True)),
+            "ON CONFLICT (player) DO UPDATE SET settings=excluded.settings"
         )
+        row = (player, json.dumps(settings, sort_keys=True))
+        if self.recent is None:
+            self.run(sql, row)
+            return
+        with self.recent.writing:
+            self.run(sql, row)
+            self.recent.put(("prefs", player), dict(settings))
 
     def player_rating(self, player: str) -> tuple[float, float, float] | None:
         rows = self.query("SELECT rating, rd, volatility FROM players WHERE player=?", (player,))
