@@ -25,6 +25,24 @@ LEVELS = ROOT / "levels"
 #: Data the tests read beside the shipped levels (tests/data/SOURCES.md says where it is from).
 DATA = ROOT / "tests" / "data"
 CHROMIUM = "/usr/bin/chromium"
+#: The files that take longest (about a minute each), run first: `make test` hands whole files
+#: to its two processes as they come free, and the others then fill in around these.
+SLOW_FIRST = (
+    "test_generate.py",
+    "test_sokoban_compiled.py",
+    "test_browser_solver.py",
+    "test_sokoban_plan.py",
+    "test_scaled.py",
+    "test_socket.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        name = item.path.name
+        return SLOW_FIRST.index(name) if name in SLOW_FIRST else len(SLOW_FIRST)
+
+    items.sort(key=rank)  # stable: a file's tests stay together and in order
 
 
 @pytest.fixture
