@@ -245,7 +245,8 @@ def verdict(game_name: str) -> Response:
     earlier = runner.latest(player_id(), board)
     if earlier is not None and not earlier.done:
         earlier.stop()  # a newer draft: the older check's answer would be stale
-        wait_for(earlier, lambda job: job.done, 3.0)
+        with waiting_elsewhere():  # a loaded machine may take seconds to stop a child
+            wait_for(earlier, lambda job: job.done, 10.0)
     limits = Limits(seconds=seconds, nodes=None, memory_mb=1024)
     check = job_request(game, level, [], "", limits, board, "hint", task="check")
     try:
