@@ -498,7 +498,7 @@ def test_the_database_file_is_its_owners_alone_and_says_what_it_keeps_through_a_
     path = tmp_path / "games.sqlite3"
     conn = connect(str(path))
     conn.execute("INSERT INTO levels (game, id, text, created) VALUES ('x', 'y', 'z', 0)")
-    for name in (path, tmp_path / "games.sqlite3-wal"):
+    for name in (path, tmp_path / "games.sqlite3-wal", tmp_path / "games.sqlite3-shm"):
         assert stat.S_IMODE(name.stat().st_mode) == 0o600, name
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL

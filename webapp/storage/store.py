@@ -131,17 +131,46 @@ class StaleGame(Exception):
 UNCHECKED: Any = object()
 
 
+#: Held while this process makes a database file, so that no connection of its own opens
+#: the file before the descriptor that made it is closed (see ``_create_owners_only``).
+_creating = threading.Lock()
+
+
+def _create_owners_only(path: str) -> None:
+    """Make the database file, readable by its owner only, if it does not exist yet.
+
+    SQLite makes a new database file 0644 (less the umask), and the -wal and -shm files
+    with the mode of the database file: so the file is made here first, 0600, and SQLite
+    then opens what is there. It is made only when missing (O_EXCL), never opened
+    otherwise: closing any descriptor of a file drops every POSIX lock this process holds
+    on it, SQLite's included ("How To Corrupt An SQLite Database File", section 2.2), and
+    another process's closing connection (``sqlite3 db .backup``, a plain read) then finds
+    the server's connections unlocked and deletes the -wal and -shm files under them:
+    acknowledged moves lost. A file this call made is a new one no connection has open, and
+    ``_creating`` keeps this process's other connect() calls from opening it until the
+    descriptor is closed. Not the umask: it is the process's, shared by every thread, and
+    would change every file the process makes."""
+    with _creating:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            os.chmod(path, 0o600)  # a file made before (a copy, an older version): tightened
+            return
+        os.close(fd)
+
+
 def connect(path: str) -> sqlite3.Connection:
     """Open the database, creating the schema; WAL lets readers and a writer run together.
 
     The file (and so its -wal and -shm files, which SQLite makes with the same mode) is
-    readable by its owner only: it holds every player's games. synchronous=NORMAL in WAL
-    mode keeps every committed move through a killed process (the write is in the file
-    before the answer), not through a power cut (the last commits may be lost, the database
-    stays intact): the promise docs/SECURITY.md makes."""
+    readable by its owner only: it holds every player's games. This process never opens
+    the file but through SQLite, so SQLite's locks hold and the database can be backed up
+    and read by another process while the server runs (docs/DEPLOY.md). synchronous=NORMAL
+    in WAL mode keeps every committed move through a killed process (the write is in the
+    file before the answer), not through a power cut (the last commits may be lost, the
+    database stays intact): the promise docs/SECURITY.md makes."""
     if path != ":memory:":
-        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-        os.chmod(path, 0o600)
+        _create_owners_only(path)
     conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA journal_mode=WAL")
