@@ -1,6 +1,11 @@
 """Floods from a few abusive clients while a well-behaved player moves and solves.
 
     .venv/bin/python bench/abuse.py [--seconds 30] [--floods a,b] [--web N]
+    .venv/bin/python bench/abuse.py --backup [--seconds 10]
+
+With --backup, the backup run instead: a player's stream of moves while another process
+backs the database up online and reads it (docs/DEPLOY.md), then the server killed with
+SIGKILL mid-stream; it prints the moves acknowledged and the moves the database kept.
 
 Starts its own server (gunicorn with webapp/ops/serving.py, as `make run` does; with --web N
 the scaled mode, as `make cluster WEB=N` does) on a free loopback port with a temporary
@@ -19,7 +24,10 @@ import io
 import multiprocessing
 import os
 import re
+import shutil
+import signal
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -413,6 +421,104 @@ def serve(folder: str, port: int, web: int = 0) -> subprocess.Popen:
     raise SystemExit("the server did not start")
 
 
+def backup_during_moves(seconds: float) -> None:
+    """The backup run: a player moves every 50 ms while another process (the `sqlite3`
+    program, as docs/DEPLOY.md advises, or Python's online backup where it is not installed)
+    backs the database up and reads it, turn about, twice a second; after ``seconds`` the
+    server is killed with SIGKILL with moves still coming, and the moves it acknowledged are
+    looked up in the file it left. Prints a table."""
+    program = shutil.which("sqlite3")
+
+    def backup_command(database: str, backup: str) -> list[str]:
+        if program:
+            return [program, database, f".backup {backup}"]
+        script = (
+            "import sqlite3,sys; sqlite3.connect(sys.argv[1]).backup(sqlite3.connect(sys.argv[2]))"
+        )
+        return [sys.executable, "-c", script, database, backup]
+
+    def read_command(database: str) -> list[str]:
+        if program:
+            return [program, database, "SELECT count(*) FROM games"]
+        script = "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('SELECT 1 FROM games')"
+        return [sys.executable, "-c", script, database]
+
+    with tempfile.TemporaryDirectory() as folder:
+        database = os.path.join(folder, "puzzlelab.sqlite3")
+        port = free_port()
+        server = serve(folder, port)
+        answers: Counter = Counter()
+        acknowledged: list[int] = []
+        stop = threading.Event()
+
+        def play() -> None:
+            browser = Browser(port, PLAYER)
+            browser.open(LEVEL)
+            index = 0
+            while not stop.is_set():
+                status, body = browser.post(LEVEL + "/play", action="move", moves=MOVES[index % 2])
+                if status == 0 and stop.is_set():
+                    return  # cut short by the kill: not an acknowledgement
+                answers[status] += 1
+                if status == 200:
+                    acknowledged.append(int(re.search(rb'id="count-moves">(\d+)<', body).group(1)))
+                if status != 429:  # over the moves' budget: not played, tried again
+                    index += 1
+                time.sleep(0.05)
+
+        mover = threading.Thread(target=play, daemon=True)
+        mover.start()
+        backups: list[str] = []
+        reads = 0
+        started = time.monotonic()
+        while len(acknowledged) < 20 and time.monotonic() < started + 60:
+            time.sleep(0.1)  # some moves first, so the server's threads have their connections
+        until = time.monotonic() + seconds
+        while time.monotonic() < until:
+            backup = os.path.join(folder, f"backup-{len(backups)}.sqlite3")
+            subprocess.run(backup_command(database, backup), capture_output=True, check=False)
+            backups.append(backup)
+            time.sleep(0.25)
+            subprocess.run(read_command(database), capture_output=True, check=False)
+            reads += 1
+            time.sleep(0.25)
+        stop.set()  # the move in flight, if any, is the last; a reply cut short is no answer
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait(10)
+        mover.join(40)
+        connection = sqlite3.connect(database)
+        row = connection.execute(
+            "SELECT cursor FROM games WHERE game = 'sokoban' AND level = ?",
+            (LEVEL.removeprefix("/sokoban/"),),
+        ).fetchone()
+        intact = connection.execute("PRAGMA integrity_check").fetchone()[0]
+        connection.close()
+        valid = 0
+        for backup in backups:
+            try:
+                check = sqlite3.connect(backup)
+                valid += check.execute("PRAGMA integrity_check").fetchone()[0] == "ok" and bool(
+                    check.execute("SELECT count(*) FROM games").fetchone()[0]
+                )
+                check.close()
+            except sqlite3.Error:
+                pass
+    last = acknowledged[-1] if acknowledged else 0
+    kept = row[0] if row else 0
+    how = "sqlite3 .backup" if program else "Connection.backup"
+    print(f"Backup during moves for {seconds:g} s: a move every 50 ms; another process backs the")
+    print(f"database up ({how}) and reads it, turn about, twice a second; then SIGKILL.\n")
+    print("| backup during moves | value |\n|---|---|")
+    for status in sorted(answers):
+        print(f"| moves answered {status} | {answers[status]} |")
+    print(f"| moves acknowledged (the last answer's count) | {last} |")
+    print(f"| moves kept after SIGKILL | {kept} |")
+    print(f"| acknowledged moves lost | {max(0, last - kept)} |")
+    print(f"| database integrity after the kill | {intact} |")
+    print(f"| backups taken, valid with the games table | {len(backups)}, {valid} |")
+    print(f"| plain reads | {reads} |")
+
+
 FLOODS = [
     "flood_solves",
     "flood_hints",
@@ -456,7 +562,15 @@ def main() -> None:
         default=0,
         help="serve the scaled mode with this many web processes (default: make run's one)",
     )
+    parser.add_argument(
+        "--backup",
+        action="store_true",
+        help="the backup run instead: moves while another process backs up and reads, then a kill",
+    )
     args = parser.parse_args()
+    if args.backup:
+        backup_during_moves(args.seconds)
+        return
     with tempfile.TemporaryDirectory() as folder:
         port = free_port()
         server = serve(folder, port, args.web)
