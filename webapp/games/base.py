@@ -449,9 +449,11 @@ class Game(ABC, Generic[Level, State]):
         """Whether the solver's tables in ``folder`` are built."""
         return True
 
-    def build_disk_tables(self, folder: Path) -> None:
+    def build_disk_tables(self, folder: Path) -> bool:
         """Build the solver's tables into ``folder`` (heavy: the web layer runs it in a
-        low-priority child process)."""
+        low-priority child process); False at once, with nothing done, when another process
+        of the machine is building them there (one builder per folder)."""
+        return True
 
     def warm_up(self) -> None:
         """Ready compiled code (load it, or compile it on a new install) so a player's first

@@ -49,12 +49,16 @@ def lower_priority() -> None:
         pass  # not Linux: the nice level still lowers it
 
 
-def die_with_parent() -> None:
-    """Ask Linux to kill this process when its parent dies (a killed worker leaves no solve)."""
+def die_with_parent(parent: int | None = None) -> None:
+    """Ask Linux to kill this process when its parent dies (a killed worker leaves no solve).
+    With ``parent``, the pid it was started by: if that one died before the request was
+    made (this process already has another parent), it dies now."""
     try:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+    if parent is not None and os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def confine(memory_mb: int) -> None:

@@ -89,7 +89,8 @@ def cmd_tables(args: argparse.Namespace) -> int:
     game = _game(args.game)
     if game.has_disk_tables:
         args.folder.mkdir(parents=True, exist_ok=True)
-        game.build_disk_tables(args.folder)
+        if not game.build_disk_tables(args.folder):
+            print(f"{game.name}: another process is building the tables in {args.folder}")
     return 0
 
 

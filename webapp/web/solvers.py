@@ -16,6 +16,7 @@ from flask import Flask, current_app
 from webapp import games
 from webapp.games.base import Game
 from webapp.jobs.base import JobRunner, Request
+from webapp.jobs.child import die_with_parent
 from webapp.jobs.embedded import Runner
 from webapp.jobs.scaled import RedisRunner
 from webapp.jobs.tables import Tables
@@ -107,12 +108,21 @@ def hint_limits() -> Limits:
 def prebuild_disk_tables(folder: Path) -> None:
     """Build the tables solvers keep on disk (the 15-puzzle's pattern databases) once, in a
     low-priority child process, so the first player to ask for such a solve does not wait
-    a minute for them."""
+    a minute for them. Every web process starts one, and one of them builds: the others
+    find the folder's lock held and stop at once (``Game.build_disk_tables``). The builder
+    dies with this process (PR_SET_PDEATHSIG, asked for before its program starts), so a
+    killed web process leaves none behind."""
+    parent = os.getpid()
+
+    def low_priority_dying_with_parent() -> None:
+        os.nice(15)
+        die_with_parent(parent)
+
     for game in games.all_games():
         if game.has_disk_tables and not game.disk_tables_ready(folder):
             subprocess.Popen(
                 [sys.executable, "-m", "webapp", "tables", game.name, str(folder)],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
-                preexec_fn=lambda: os.nice(15),
+                preexec_fn=low_priority_dying_with_parent,
             )

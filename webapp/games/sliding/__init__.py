@@ -209,10 +209,10 @@ class Sliding(Game[Level, Board]):
 
         return pdb.databases_ready(4, 4, folder)
 
-    def build_disk_tables(self, folder: Path) -> None:
+    def build_disk_tables(self, folder: Path) -> bool:
         from webapp.games.sliding import pdb
 
-        pdb.ensure_databases(folder)
+        return pdb.build_databases_once(folder)
 
     def warm_up(self) -> None:
         from webapp.games.sliding.warmup import warm_up

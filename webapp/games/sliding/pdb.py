@@ -9,9 +9,12 @@ built with numpy, a whole breadth-first layer at a time; the search itself is pl
 
 from __future__ import annotations
 
+import fcntl
 import os
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -236,30 +239,93 @@ def reflect_database(
 
 _loaded: dict[tuple[int, int, tuple[int, ...], Path | None], bytes] = {}
 
+#: The file in a folder that a process building databases into it holds locked (flock): one
+#: build per folder on the machine at a time, about 300 MB and a minute each. Every web
+#: process starts a builder, and a solve may need the databases before they are built.
+LOCK_NAME = "sliding-pdb.lock"
+#: This process's builds: one thread at a time, and a build within a build (a reflection
+#: made from its source) does not take the folder's lock again (a second flock of the same
+#: file from one process would wait for itself).
+_building_here = threading.RLock()
+_depth = 0
+
+
+@contextmanager
+def building(folder: Path, wait: bool = True) -> Iterator[bool]:
+    """Hold ``folder``'s build lock: True once held (after waiting for another process's
+    build to end, when ``wait``), False at once when another process holds it and not
+    ``wait``. The lock goes when the block ends, or with the process if it dies."""
+    global _depth
+    if not _building_here.acquire(blocking=wait):
+        yield False
+        return
+    try:
+        if _depth:
+            _depth += 1
+            try:
+                yield True
+            finally:
+                _depth -= 1
+            return
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError:
+                yield False
+                return
+            _depth = 1
+            try:
+                yield True
+            finally:
+                _depth = 0
+        finally:
+            os.close(fd)
+    finally:
+        _building_here.release()
+
+
+def _on_disk(path: Path | None, size: int) -> bytes | None:
+    """The database in ``path`` if it is there whole, else None."""
+    if path is not None and path.exists() and path.stat().st_size == size:
+        return path.read_bytes()
+    return None
+
+
+def _make(rows: int, cols: int, pattern: tuple[int, ...], progress: Progress | None) -> bytes:
+    """The database built now: reflected from its mirror image's when that one is at hand."""
+    source = _reflection_source(rows, cols, pattern)
+    if source is not None and _available(rows, cols, source):
+        return reflect_database(rows, cols, source, load_database(rows, cols, source), pattern)
+    return build_database(rows, cols, pattern, progress)
+
 
 def load_database(
     rows: int, cols: int, pattern: tuple[int, ...], progress: Progress | None = None
 ) -> bytes:
-    """The database for ``pattern``: from memory, from the folder in use, or built now."""
+    """The database for ``pattern``: from memory, from the folder in use, or built now (into
+    the folder, after waiting for any other process building there: its file is then read)."""
     path = database_path(rows, cols, pattern)
     key = (rows, cols, pattern, path)
     table = _loaded.get(key)
     if table is not None:
         return table
     expected = BASE ** len(pattern)
-    if path is not None and path.exists() and path.stat().st_size == expected:
-        table = path.read_bytes()
-    else:
-        source = _reflection_source(rows, cols, pattern)
-        if source is not None and _available(rows, cols, source):
-            table = reflect_database(rows, cols, source, load_database(rows, cols, source), pattern)
-        else:
-            table = build_database(rows, cols, pattern, progress)
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_suffix(f".tmp{os.getpid()}")
-            partial.write_bytes(table)
-            partial.replace(path)  # atomic: a reader never sees half a database
+    table = _on_disk(path, expected)
+    if table is None and path is None:
+        table = _make(rows, cols, pattern, progress)
+    elif table is None:
+        assert path is not None
+        with building(path.parent):
+            table = _on_disk(path, expected)  # built by the process that held the lock
+            if table is None:
+                table = _make(rows, cols, pattern, progress)
+                for left in path.parent.glob(path.with_suffix(".tmp*").name):
+                    left.unlink(missing_ok=True)  # a builder killed part-way left it
+                partial = path.with_suffix(f".tmp{os.getpid()}")
+                partial.write_bytes(table)
+                partial.replace(path)  # atomic: a reader never sees half a database
     _loaded[key] = table
     return table
 
@@ -290,6 +356,16 @@ def ensure_databases(folder: Path | None = None, progress: Progress | None = Non
 
         load_database(4, 4, pattern, report)
     return time.monotonic() - started
+
+
+def build_databases_once(folder: Path, progress: Progress | None = None) -> bool:
+    """The builder's run: the 4x4 databases built into ``folder``, holding its lock from
+    first to last; False at once, with nothing done, when another process holds it (that
+    one builds them, and its files serve every process)."""
+    with building(folder, wait=False) as mine:
+        if mine:
+            ensure_databases(folder, progress)
+        return mine
 
 
 # -- the 8-puzzle's complete table ----------------------------------------------------------
