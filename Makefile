@@ -36,7 +36,8 @@ WEB ?= 2
 WORKERS ?= 2
 REDIS_PORT ?= 6379
 PG_PORT ?= 5432
-cluster: warm
+cluster: SYSTEM_NEEDS = $(CLUSTER_NEEDS)
+cluster: system-packages warm
 	$(PY) -m webapp.ops.cluster --web $(WEB) --workers $(WORKERS) --host $(HOST) --port $(PORT) \
 		--redis-port $(REDIS_PORT) --pg-port $(PG_PORT)
 
@@ -45,6 +46,8 @@ cluster: warm
 # tests/postgres.py finds whichever version is there).
 SYSTEM_NEEDS := /usr/bin/chromium:chromium /usr/lib/postgresql/*/bin/initdb:postgresql \
 	/usr/bin/redis-server:redis-server /usr/sbin/nginx:nginx-light
+# What `make cluster` needs (its own SYSTEM_NEEDS, for the same target).
+CLUSTER_NEEDS := /usr/lib/postgresql/*/bin/initdb:postgresql /usr/bin/redis-server:redis-server
 
 # Install whichever of SYSTEM_NEEDS is missing: with apt-get as root, or else say what to install.
 system-packages:
@@ -54,12 +57,12 @@ system-packages:
 	done; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-			echo "Installing$$missing (Debian packages the tests need)"; \
+			echo "Installing$$missing (Debian packages that 'make $(or $(MAKECMDGOALS),$@)' needs)"; \
 			export DEBIAN_FRONTEND=noninteractive; \
 			apt-get update -qq && apt-get install -y -qq$$missing >/dev/null \
 				|| { echo "apt-get could not install$$missing."; exit 1; }; \
 		else \
-			echo "The tests need these Debian packages: install them with 'sudo apt-get install$$missing'."; \
+			echo "'make $(or $(MAKECMDGOALS),$@)' needs these Debian packages: install them with 'sudo apt-get install$$missing'."; \
 			exit 1; \
 		fi; \
 	fi

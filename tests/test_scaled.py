@@ -353,7 +353,8 @@ def test_the_cluster_command_serves_and_ctrl_c_stops_everything(tmp_path):
                 ["pgrep", "-P", str(cluster.pid)], capture_output=True, text=True
             ).stdout.split()
         ]
-        assert len(children) == 4  # redis, the worker again, the hint worker, gunicorn
+        # Redis, PostgreSQL (in the foreground), the worker again, the hint worker, gunicorn.
+        assert len(children) == 5
         cluster.send_signal(signal.SIGINT)
         cluster.wait(60)
         assert "stopped" in log.read_text()

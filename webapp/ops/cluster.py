@@ -9,12 +9,17 @@ loopback only, each behind a password generated into the folder (``redis.conf``,
 its folder belongs to the ``postgres`` user and its programs run as that user; when that user
 cannot reach the folder (a clone under ``/root``), PostgreSQL's files go to a folder of that
 user's home instead. Stopped by Ctrl+C or SIGTERM, also when started in the background.
-docs/DEPLOY.md shows the same pieces on several hosts.
+
+Nothing outlives it: every server it starts is its own child (PostgreSQL too: its postmaster
+runs in the foreground, not detached by pg_ctl) and asks Linux for a signal when this process
+dies (PR_SET_PDEATHSIG), so a SIGKILL of this process, or of its whole process group, stops
+them as well. docs/DEPLOY.md shows the same pieces on several hosts.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import glob
 import hashlib
 import os
@@ -46,6 +51,27 @@ def say(message: str) -> None:
     print(f"cluster: {message}", flush=True)
 
 
+def dying_with(parent: int, death: signal.Signals) -> None:
+    """In a child about to start its program: ask Linux to send it ``death`` when this
+    process dies (kept through exec, and after the switch to PostgreSQL's user, which comes
+    before this call); if the parent is already gone, that is now."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, death)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os.kill(os.getpid(), death)
+
+
+def redis_server() -> str:
+    if not Path(REDIS_SERVER).exists():
+        sys.exit(
+            "cluster: Redis is not installed: install the Debian package 'redis-server' "
+            "('sudo apt-get install redis-server'; `make cluster` installs it when run as root)"
+        )
+    return REDIS_SERVER
+
+
 def newest_postgres_bin() -> Path | None:
     """The bin folder of the newest PostgreSQL server Debian installed, or None."""
     found = sorted(
@@ -58,7 +84,10 @@ def newest_postgres_bin() -> Path | None:
 def postgres_bin() -> Path:
     found = newest_postgres_bin()
     if found is None:
-        sys.exit("cluster: PostgreSQL is not installed (Debian package 'postgresql')")
+        sys.exit(
+            "cluster: PostgreSQL is not installed: install the Debian package 'postgresql' "
+            "('sudo apt-get install postgresql'; `make cluster` installs it when run as root)"
+        )
     return found
 
 
@@ -108,6 +137,7 @@ class Cluster:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.processes: list[tuple[str, subprocess.Popen]] = []
         self.commands: dict[str, tuple[list[str], dict[str, str] | None]] = {}
+        self.redis_server = redis_server()
         self.pg_bin = postgres_bin()
         self.pg_user: str | None = None
         if os.geteuid() == 0:
@@ -159,16 +189,35 @@ class Cluster:
     def log(self, name: str):
         return (self.folder / f"{name}.log").open("ab")
 
-    def spawn(self, name: str, command: list[str], env: dict[str, str] | None = None) -> None:
+    #: The signal each server gets when this process dies, and on a stop: Redis and gunicorn
+    #: stop on SIGTERM (gunicorn's workers within its graceful timeout); PostgreSQL's fast
+    #: shutdown is SIGINT (SIGTERM would wait for every client to leave); a solver worker
+    #: has nothing to keep (its horse dies with it, and its job is reported lost), so SIGKILL.
+    DEATHS = {"redis": signal.SIGTERM, "postgres": signal.SIGINT, "web": signal.SIGTERM}
+
+    def spawn(
+        self,
+        name: str,
+        command: list[str],
+        env: dict[str, str] | None = None,
+        user: str | None = None,
+        cwd: Path = ROOT,
+    ) -> None:
         self.commands[name] = (command, env)
+        death = self.DEATHS.get(name, signal.SIGKILL)
+        parent = os.getpid()
         process = subprocess.Popen(
             command,
-            cwd=ROOT,
+            cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=self.log(name),
             stderr=subprocess.STDOUT,
             start_new_session=True,  # Ctrl+C reaches this script only: it stops them in order
+            user=user,
+            group=user,
+            extra_groups=[] if user else None,
+            preexec_fn=lambda: dying_with(parent, death),
         )
         self.processes.append((name, process))
 
@@ -205,13 +254,18 @@ class Cluster:
             (data / "pg_hba.conf").write_text(PG_HBA)
         rules = (data / "pg_hba.conf").read_text().splitlines()
         trusted = any(rule.split()[-1:] == ["trust"] for rule in rules if rule[:1] != "#")
-        options = (
-            f"-p {self.args.pg_port} -c listen_addresses=127.0.0.1 -k {self.pg_folder} "
-            "-c max_connections=200"
-        )
-        self._pg("pg_ctl", "start", "-w", "-t", "60", "-D", str(data),
-                 "-l", str(self.pg_folder / "server.log"), "-o", options)  # fmt: skip
-        self.postgres_started = True
+        # In the foreground, a child of this process (pg_ctl would detach it into a session
+        # of its own, where nothing stops it if this process is killed).
+        self.spawn(
+            "postgres",
+            [str(self.pg_bin / "postgres"), "-D", str(data), "-p", str(self.args.pg_port),
+             "-c", "listen_addresses=127.0.0.1", "-k", str(self.pg_folder),
+             "-c", "max_connections=200"],
+            {"PATH": "/usr/bin:/bin", "LC_ALL": "C"},
+            user=self.pg_user,
+            cwd=self.pg_folder,
+        )  # fmt: skip
+        self._wait_postgres(self.processes[-1][1], 60)
         if trusted:
             self._stop_trusting(data)
         try:
@@ -219,6 +273,18 @@ class Cluster:
         except RuntimeError as error:
             if "already exists" not in str(error):
                 raise
+
+    def _wait_postgres(self, server: subprocess.Popen, seconds: float) -> None:
+        """Wait until PostgreSQL accepts connections (pg_isready), as `pg_ctl start -w` did."""
+        deadline = time.monotonic() + seconds
+        ready = ["-q", "-h", "127.0.0.1", "-p", str(self.args.pg_port)]
+        while run_postgres(
+            self.pg_bin, "pg_isready", ready, self.pg_folder, self.pg_user, 10
+        ).returncode:
+            if server.poll() is not None or time.monotonic() > deadline:
+                log = self.folder / "postgres.log"
+                raise RuntimeError(f"PostgreSQL did not start within {seconds:g} s: see {log}")
+            time.sleep(0.2)
 
     def _stop_trusting(self, data: Path) -> None:
         """A data folder made when the cluster trusted every local connection: give the role
@@ -233,16 +299,11 @@ class Cluster:
         (data / "pg_hba.conf").write_text(PG_HBA)
         self._pg("pg_ctl", "reload", "-D", str(data))
 
-    def stop_postgres(self) -> None:
-        if getattr(self, "postgres_started", False):
-            self._pg("pg_ctl", "stop", "-w", "-D", str(self.pg_folder / "data"), "-m", "fast")
-            self.postgres_started = False
-
     def start(self) -> None:
         args = self.args
         redis_folder = self.folder / "redis"
         redis_folder.mkdir(exist_ok=True)
-        redis = [REDIS_SERVER, str(self.folder / "redis.conf"), "--port", str(args.redis_port),
+        redis = [self.redis_server, str(self.folder / "redis.conf"), "--port", str(args.redis_port),
                  "--bind", "127.0.0.1", "--dir", str(redis_folder), "--save", "",
                  "--appendonly", "no"]  # fmt: skip
         self.spawn("redis", redis)
@@ -312,9 +373,9 @@ class Cluster:
             return False
 
     def stop(self) -> None:
-        for _name, process in reversed(self.processes):
+        for name, process in reversed(self.processes):
             if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
+                os.killpg(process.pid, self.DEATHS.get(name, signal.SIGTERM))
         for name, process in reversed(self.processes):
             try:
                 process.wait(8)
@@ -327,7 +388,6 @@ class Cluster:
                 pass
             process.wait(5)
         self.processes.clear()
-        self.stop_postgres()
         say("stopped")
 
 
@@ -342,6 +402,11 @@ def main() -> None:
     parser.add_argument("--pg-port", type=int, default=5432)
     parser.add_argument("--folder", default=str(ROOT / "instance" / "cluster"))
     args = parser.parse_args()
+    # Stopped (in order, as by Ctrl+C) when whoever started it dies, `make` say.
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
     cluster = Cluster(args)
     stopping = False
