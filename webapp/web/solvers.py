@@ -111,7 +111,8 @@ def prebuild_disk_tables(folder: Path) -> None:
     a minute for them. Every web process starts one, and one of them builds: the others
     find the folder's lock held and stop at once (``Game.build_disk_tables``). The builder
     dies with this process (PR_SET_PDEATHSIG, asked for before its program starts), so a
-    killed web process leaves none behind."""
+    killed web process leaves none behind. Linux sends that signal when the thread that
+    started the child ends: this runs in ``create_app``, on the web process's main thread."""
     parent = os.getpid()
 
     def low_priority_dying_with_parent() -> None:
