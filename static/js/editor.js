@@ -223,7 +223,6 @@
       for (let i = 0; i < h * w; i++) {
         const div = document.createElement("div");
         div.dataset.cell = key(Math.floor(i / w), i % w);
-        div.setAttribute("role", "gridcell");
         cells.push(div);
       }
       board.replaceChildren(...cells);

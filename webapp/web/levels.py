@@ -168,7 +168,14 @@ def picture_context(game: Game) -> dict[str, Any]:
 
 # -- what a level page shows ------------------------------------------------------------------
 #: What a screen reader hears first after the buttons that change no single move.
-DONE = {"undo": "Move undone.", "redo": "Move redone.", "restart": "Back to the start."}
+DONE = {
+    "undo": "Move undone.",
+    "redo": "Move redone.",
+    "restart": "Back to the start.",
+    "nothing to undo": "Nothing to undo.",
+    "nothing to redo": "Nothing to redo.",
+    "nothing to restart": "Already at the start.",
+}
 
 
 #: The most positions one answer shows in between its moves: more moves than that in one
