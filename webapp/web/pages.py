@@ -251,9 +251,16 @@ def _act(found: Found) -> Response | str:
             return Response(status=204)
     save_play(found, play)
     played = len(play.moves) - shown if action in ("move", "click") else 0
-    return render_template(
+    board = render_template(
         "partials/play.html", **play_context(found, play, message, action, played)
     )
+    if played and play.solved:
+        # The winning move: the records beside the board show the win at once, not after a
+        # reload (htmx swaps them by their id).
+        board += render_template(
+            "partials/records.html", game=found.game, oob=True, **level_standing(found)
+        )
+    return board
 
 
 def _play_moves(found: Found, play: Play, texts: list[str]) -> str:

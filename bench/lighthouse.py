@@ -1,0 +1,98 @@
+"""Lighthouse's four scores (mobile) on every kind of page, as a markdown table.
+
+    .venv/bin/python bench/lighthouse.py [--lighthouse PATH] [--pages home,daily,...]
+
+Starts its own gunicorn (as `make run` does) on a free loopback port with a temporary
+instance folder, visits /daily once so that its levels are made, then runs Lighthouse on each
+page with the system Chromium (/usr/bin/chromium). Lighthouse is a Node program, no dependency
+of the app: install it once beside this file with
+
+    npm install --prefix bench/.tools lighthouse@13.5.0
+
+or name another with --lighthouse. Each page's audits under 0.9 are listed under the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.conftest import serving  # noqa: E402 - the same server the tests start
+
+HERE = Path(__file__).resolve().parent
+TOOL = HERE / ".tools" / "node_modules" / ".bin" / "lighthouse"
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+PAGES = {
+    "home": "/",
+    "game": "/sokoban/",
+    "collection": "/sokoban/microban/",
+    "sokoban level": "/sokoban/microban/1",
+    "sliding level": "/sliding/fifteen/1",
+    "vexed level": "/vexed/childrens-pack/1",
+    "blocks level": "/blocks/classics/1",
+    "sokoban editor": "/sokoban/edit",
+    "sliding editor": "/sliding/edit",
+    "vexed editor": "/vexed/edit",
+    "blocks editor": "/blocks/edit",
+    "daily": "/daily",
+    "settings": "/settings",
+    "replay link": "/sokoban/microban/1?moves=ll",
+    "error page": "/sokoban/microban/9999",
+}
+
+
+def audit(tool: Path, url: str, out: Path) -> dict:
+    subprocess.run(
+        [
+            str(tool),
+            url,
+            "--quiet",
+            "--output=json",
+            f"--output-path={out}",
+            "--chrome-flags=--headless=new --no-sandbox",
+        ],
+        env={**os.environ, "CHROME_PATH": "/usr/bin/chromium"},
+        check=True,
+        timeout=240,
+        stdout=subprocess.DEVNULL,
+    )
+    return json.loads(out.read_text())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--lighthouse", type=Path, default=TOOL)
+    parser.add_argument("--pages", default=",".join(PAGES), help="which of: " + ", ".join(PAGES))
+    args = parser.parse_args()
+    if not args.lighthouse.exists():
+        sys.exit(f"No Lighthouse at {args.lighthouse}: see this script's docstring.")
+    chosen = [name.strip() for name in args.pages.split(",")]
+    rows, notes = [], []
+    with tempfile.TemporaryDirectory() as folder, serving(Path(folder)) as server:
+        urllib.request.urlopen(server.url + "/daily", timeout=120).close()
+        for name in chosen:
+            report = audit(args.lighthouse, server.url + PAGES[name], Path(folder) / "lh.json")
+            if report.get("runtimeError"):
+                sys.exit(f"{name}: {report['runtimeError']['message']}")
+            scores = [round(100 * report["categories"][c]["score"]) for c in CATEGORIES]
+            rows.append(f"| {name} | " + " | ".join(map(str, scores)) + " |")
+            for audit_id, found in report["audits"].items():
+                if found.get("score") is not None and found["score"] < 0.9:
+                    notes.append(f"- {name}: {audit_id} {found['score']} {found.get('displayValue', '')}")
+    print("| page | " + " | ".join(CATEGORIES) + " |")
+    print("|---|" + "---:|" * len(CATEGORIES))
+    print("\n".join(rows))
+    if notes:
+        print("\nAudits under 0.9:\n" + "\n".join(notes))
+
+
+if __name__ == "__main__":
+    main()
