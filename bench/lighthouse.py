@@ -86,7 +86,8 @@ def main() -> None:
             rows.append(f"| {name} | " + " | ".join(map(str, scores)) + " |")
             for audit_id, found in report["audits"].items():
                 if found.get("score") is not None and found["score"] < 0.9:
-                    notes.append(f"- {name}: {audit_id} {found['score']} {found.get('displayValue', '')}")
+                    shown = found.get("displayValue", "")
+                    notes.append(f"- {name}: {audit_id} {found['score']} {shown}")
     print("| page | " + " | ".join(CATEGORIES) + " |")
     print("|---|" + "---:|" * len(CATEGORIES))
     print("\n".join(rows))

@@ -31,8 +31,13 @@ FOREVER = "public, max-age=31536000, immutable"
 #: Asked for without its version, or by an older one (a page from before a deploy): an hour.
 A_WHILE = "public, max-age=3600"
 #: The kinds of file worth compressing (pictures and icons are compressed already).
-TEXT = ("text/", "application/javascript", "application/json", "application/manifest+json",
-        "image/svg+xml")
+TEXT = (
+    "text/",
+    "application/javascript",
+    "application/json",
+    "application/manifest+json",
+    "image/svg+xml",
+)
 
 
 @dataclass(frozen=True)
@@ -78,9 +83,7 @@ class Assets:
         if found is None or not Path(found).is_file():
             abort(404)
         asset = self.get(Path(found))
-        zipped = asset.gzipped is not None and "gzip" in request.headers.get(
-            "Accept-Encoding", ""
-        )
+        zipped = asset.gzipped is not None and "gzip" in request.headers.get("Accept-Encoding", "")
         answer = Response(asset.gzipped if zipped else asset.body, mimetype=asset.mimetype)
         if zipped:
             answer.headers["Content-Encoding"] = "gzip"
