@@ -47,3 +47,12 @@ def test_undo_with_nothing_to_undo_says_so(screen, live_server):
     screen.locator("#play .board").focus()
     screen.keyboard.press("u")
     expect(screen.locator("#announcer")).to_have_text("Nothing to undo. 2 of 3 boxes on goals.")
+
+
+def test_no_hint_is_offered_under_the_win(screen, live_server):
+    screen.goto(live_server.url + "/sliding/p/3x3-123456708")  # one slide from solved
+    expect(screen.locator("#hint-button")).to_be_visible()
+    screen.locator("#play .board").focus()
+    screen.keyboard.press("ArrowLeft")
+    expect(screen.locator("#solved")).to_be_visible()
+    expect(screen.locator("#hint-button")).to_be_hidden()
