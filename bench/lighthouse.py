@@ -44,7 +44,7 @@ PAGES = {
     "blocks editor": "/blocks/edit",
     "daily": "/daily",
     "settings": "/settings",
-    "replay link": "/sokoban/microban/1?moves=ll",
+    "replay link": "/sokoban/microban/1?moves=rl",
     "error page": "/sokoban/microban/9999",
 }
 

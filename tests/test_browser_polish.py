@@ -3,6 +3,8 @@ each test here fails without its fix."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -56,3 +58,37 @@ def test_no_hint_is_offered_under_the_win(screen, live_server):
     screen.keyboard.press("ArrowLeft")
     expect(screen.locator("#solved")).to_be_visible()
     expect(screen.locator("#hint-button")).to_be_hidden()
+
+
+def test_a_collections_order_applies_as_it_is_chosen(screen, live_server):
+    screen.goto(live_server.url + "/sokoban/microban/")
+    first = screen.locator("ol.levels > li").first
+    expect(first).to_have_attribute("data-level", "1")
+    screen.locator("#listing-show").select_option("solved")
+    expect(screen).to_have_url(re.compile(r"show=solved"))
+    expect(screen.locator("#listing-empty")).to_be_visible()
+
+
+def test_the_pictures_of_a_collection_line_up(screen, live_server):
+    screen.goto(live_server.url + "/sokoban/microban/")
+    screen.wait_for_function(
+        "() => [...document.querySelectorAll('ol.levels img.sketch')].slice(0, 8)"
+        ".every(img => img.complete && img.naturalWidth > 0)"
+    )
+    heights = {
+        round(box["height"])
+        for box in (img.bounding_box() for img in screen.locator("ol.levels img.sketch").all()[:8])
+    }
+    assert len(heights) == 1, heights
+
+
+def test_every_game_and_the_daily_are_in_sight_in_the_header(screen, live_server):
+    screen.goto(live_server.url + "/")
+    width = screen.viewport_size["width"]
+    for link in screen.locator("header.top nav a").all():
+        box = link.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, (
+            link.text_content()
+        )
+    header = screen.locator("header.top").bounding_box()
+    assert header is not None and header["height"] <= 100

@@ -649,6 +649,12 @@
     flash(event.detail.xhr.responseText || "Something went wrong.");
   });
   document.addEventListener("htmx:sendError", () => flash("The server cannot be reached. Your game is safe; try again."));
+  // A collection's order and filter apply as they are chosen (the List button is for a page
+  // without scripts).
+  document.addEventListener("change", (event) => {
+    const form = event.target.closest && event.target.closest("#level-listing");
+    if (form) form.requestSubmit();
+  });
 
   window.PuzzleLab = {
     send: send,
