@@ -92,3 +92,13 @@ def test_every_game_and_the_daily_are_in_sight_in_the_header(screen, live_server
         )
     header = screen.locator("header.top").bounding_box()
     assert header is not None and header["height"] <= 100
+
+
+def test_a_vexed_block_clicked_twice_stays_selected_and_moves(screen, live_server):
+    screen.goto(live_server.url + "/vexed/childrens-pack/1")
+    block = screen.locator('#play .board [data-cell="1,4"]')
+    for _ in range(2):
+        block.tap() if screen.viewport_size["width"] < 500 else block.click()
+    expect(block).to_have_class(re.compile(r"\bselected\b"))
+    screen.keyboard.press("ArrowRight")
+    expect(screen.locator("#count-moves")).to_have_text("1")
