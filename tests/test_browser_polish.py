@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -102,3 +103,56 @@ def test_a_vexed_block_clicked_twice_stays_selected_and_moves(screen, live_serve
     expect(block).to_have_class(re.compile(r"\bselected\b"))
     screen.keyboard.press("ArrowRight")
     expect(screen.locator("#count-moves")).to_have_text("1")
+
+
+def test_a_zoomed_board_follows_the_player(browser, live_server):
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+    )
+    page = context.new_page()
+    try:
+        page.goto(live_server.url + "/sokoban/microban2/135")
+        cdp = context.new_cdp_session(page)
+        board = page.locator("#play .board").bounding_box()
+        player = page.locator("#play .board .player").bounding_box()
+        # Two fingers spread at the board's corner farthest from the player.
+        x = board["x"] + (
+            board["width"] - 30 if player["x"] < board["x"] + board["width"] / 2 else 30
+        )
+        y = board["y"] + (
+            board["height"] - 30 if player["y"] < board["y"] + board["height"] / 2 else 30
+        )
+
+        def touch(kind: str, spread: int) -> None:
+            points = [{"x": x - spread, "y": y, "id": 1}, {"x": x + spread, "y": y, "id": 2}]
+            cdp.send(
+                "Input.dispatchTouchEvent",
+                {"type": kind, "touchPoints": points if kind != "touchEnd" else []},
+            )
+
+        touch("touchStart", 10)
+        for spread in (20, 30, 40, 50):
+            touch("touchMove", spread)
+        touch("touchEnd", 50)
+        expect(page.locator("#play .board-frame.zoomed")).to_have_count(1)
+
+        in_view = """() => {
+            const frame = document.querySelector('#play .board-frame').getBoundingClientRect();
+            const seen = document.querySelector('#play .board .player').getBoundingClientRect();
+            return seen.left >= frame.left - 1 && seen.right <= frame.right + 1
+                && seen.top >= frame.top - 1 && seen.bottom <= frame.bottom + 1;
+        }"""
+        assert not page.evaluate(in_view)  # zoomed far from the player
+        page.locator("#play .board").focus()
+        moved = "() => document.querySelector('#count-moves').textContent.trim() !== '0'"
+        for key in ("ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"):  # the first legal one
+            page.keyboard.press(key)
+            try:
+                page.wait_for_function(moved, timeout=2_000)
+                break
+            except PlaywrightTimeout:
+                continue
+        expect(page.locator("#count-moves")).to_have_text("1")
+        page.wait_for_function(in_view, timeout=5_000)
+    finally:
+        context.close()

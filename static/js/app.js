@@ -343,6 +343,28 @@
     showZoom();
   }
 
+  // Zoomed in, the board follows the game: after each answer the square that holds the
+  // player's attention (a game's attention(board): Sokoban's player, the hole, the selected
+  // piece) is brought back into view, a quarter of the frame from its edge.
+  function follow() {
+    const box = frame(), game = current();
+    if (!box || zoom.scale <= 1.01 || !game || !game.attention) return;
+    const board = box.querySelector(".board");
+    const target = board && game.attention(board);
+    if (!target) return;
+    const boxRect = box.getBoundingClientRect(), rect = target.getBoundingClientRect();
+    const width = box.clientWidth, height = box.clientHeight;
+    const x = rect.left - boxRect.left, y = rect.top - boxRect.top;
+    const marginX = Math.min(width / 4, Math.max(0, (width - rect.width) / 2));
+    const marginY = Math.min(height / 4, Math.max(0, (height - rect.height) / 2));
+    if (x < marginX) zoom.x += marginX - x;
+    else if (x + rect.width > width - marginX) zoom.x -= x + rect.width - (width - marginX);
+    if (y < marginY) zoom.y += marginY - y;
+    else if (y + rect.height > height - marginY) zoom.y -= y + rect.height - (height - marginY);
+    clampPan();
+    showZoom();
+  }
+
   function clampPan() {
     const box = frame();
     if (!box) return;
@@ -481,6 +503,7 @@
     }
     focusInPlay = false;
     showZoom();
+    follow();
     announce();
   });
   function ready() { fit(); prepareBoard(); }

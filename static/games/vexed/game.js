@@ -247,6 +247,7 @@
   else remember();
 
   PuzzleLab.register("vexed", {
+    attention: (board) => board.querySelector(".selected, .cursor"),
     key: key,
     select: select,
     swipe: swipe,
