@@ -399,3 +399,21 @@ def test_a_blocks_error_names_rows_as_the_editor_numbers_them(page, edit_server)
     errors = page.locator("#edit-errors")
     expect(errors).to_contain_text("also at row")
     expect(errors).not_to_contain_text("line")
+
+
+def test_on_a_phone_the_verdict_is_in_sight_while_drawing(browser, edit_server):
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    try:
+        new_board(page, edit_server, "sokoban", 6, 7)
+        paint(page, "Player", (2, 2))
+        paint(page, "Box", (3, 3))
+        paint(page, "Goal", (3, 4))
+        line = page.locator("#verdict-line")
+        expect(line).to_have_text("Solvable — optimal 1 push", timeout=VERDICT_WAIT)
+        # Seen from where the board is being drawn, not only far below it.
+        cell(page, 3, 4).scroll_into_view_if_needed()
+        box = line.bounding_box()
+        assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= PHONE["height"]
+    finally:
+        context.close()

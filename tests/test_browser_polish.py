@@ -156,3 +156,16 @@ def test_a_zoomed_board_follows_the_player(browser, live_server):
         page.wait_for_function(in_view, timeout=5_000)
     finally:
         context.close()
+
+
+def test_a_level_made_to_order_says_it_is_being_made(screen, live_server):
+    screen.route("**/random?**", lambda route: route.abort())  # the making never answers here
+    screen.goto(live_server.url + "/sokoban/")
+    said = screen.evaluate(
+        """() => {
+            [...document.querySelectorAll('.make-links a')].find(a => a.textContent === 'Expert')
+                .click();
+            return document.getElementById('make-status').textContent;  // before any answer
+        }"""
+    )
+    assert said.startswith("Making your expert level")

@@ -672,6 +672,19 @@
     flash(event.detail.xhr.responseText || "Something went wrong.");
   });
   document.addEventListener("htmx:sendError", () => flash("The server cannot be reached. Your game is safe; try again."));
+  // A level made to order can take seconds to make and prove: the page says it is at work.
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest(".make-links a");
+    const status = document.getElementById("make-status");
+    if (!link || !status || event.defaultPrevented || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    status.textContent = "Making your " + link.textContent.trim().toLowerCase() +
+      " level and solving it to be sure it can be won… the hardest take a few seconds.";
+    document.getElementById("make").setAttribute("aria-busy", "true");
+  });
+  window.addEventListener("pageshow", () => {  // back from the level: no stale word
+    const status = document.getElementById("make-status");
+    if (status) status.textContent = "";
+  });
   // A collection's order and filter apply as they are chosen (the List button is for a page
   // without scripts).
   document.addEventListener("change", (event) => {

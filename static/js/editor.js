@@ -381,6 +381,12 @@
     const box = document.getElementById("verdict");
     box.innerHTML = html;
     box.removeAttribute("aria-busy");
+    // On a phone the verdict is far below the board: its first line is shown under the board
+    // too (for the eyes only: the verdict itself is what a screen reader hears).
+    const head = box.querySelector(".verdict-head");
+    const line = document.getElementById("verdict-line");
+    line.textContent = head ? head.textContent.trim() : "";
+    line.dataset.status = (box.querySelector("[data-status]") || { dataset: {} }).dataset.status || "";
     const watch = document.getElementById("watch-solution");
     if (watch) watch.addEventListener("click", () => submit("watch", watch.dataset.moves));
   }
