@@ -59,9 +59,9 @@ PAGES = {
 AS_200 = {"error page"}
 
 
-def proxy_as_200(origin: str) -> http.server.ThreadingHTTPServer:
-    """A loopback proxy to ``origin`` that answers every request with the origin's headers
-    and body and the status 200, serving in a thread of its own until shut down."""
+def proxy_as_200(origin: str, paths: set[str]) -> http.server.ThreadingHTTPServer:
+    """A loopback proxy to ``origin`` that passes every answer on as it is, but for the
+    status of ``paths``' answers, 200; it serves in a thread of its own until shut down."""
 
     class Relay(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 - the standard library's name
@@ -70,7 +70,7 @@ def proxy_as_200(origin: str) -> http.server.ThreadingHTTPServer:
             except urllib.error.HTTPError as error:
                 answer = error
             body = answer.read()
-            self.send_response(200)
+            self.send_response(200 if self.path in paths else answer.status)
             for name, value in answer.headers.items():
                 if name.lower() not in ("content-length", "connection", "transfer-encoding"):
                     self.send_header(name, value)
@@ -115,7 +115,7 @@ def main() -> None:
     rows, notes = [], []
     with tempfile.TemporaryDirectory() as folder, serving(Path(folder)) as server:
         urllib.request.urlopen(server.url + "/daily", timeout=120).close()
-        relay = proxy_as_200(server.url)
+        relay = proxy_as_200(server.url, {PAGES[name] for name in AS_200})
         relayed = f"http://127.0.0.1:{relay.server_address[1]}"
         for name in chosen:
             origin = relayed if name in AS_200 else server.url
