@@ -115,6 +115,16 @@ def test_the_play_partial_carries_the_words(player):
     assert said(refused.text) == ""
 
 
+def test_nothing_undone_is_never_told_as_a_move_undone(player):
+    me = player("/sokoban/microban/1")
+    assert said(me.act("undo").text) == "Nothing to undo. 1 of 2 boxes on goals."
+    assert said(me.act("redo").text) == "Nothing to redo. 1 of 2 boxes on goals."
+    assert said(me.act("restart").text) == "Already at the start. 1 of 2 boxes on goals."
+    me.act("move", moves="d")
+    assert said(me.act("undo").text) == "Move undone. 1 of 2 boxes on goals."
+    assert said(me.act("undo").text) == "Nothing to undo. 1 of 2 boxes on goals."
+
+
 def test_one_move_is_one_move(player):
     me = player("/sliding/p/3x3-123456708")  # one slide from solved
     html = me.act("move", moves="L").text

@@ -356,3 +356,64 @@ def test_a_resize_keeps_what_each_game_can_keep(page, edit_server):
     resize(4, 4)
     expect(cell(page, 2, 1)).to_have_text("10")
     expect(cell(page, 3, 3)).to_have_text("")
+
+
+def drag(page, start: tuple[int, int], end: tuple[int, int]) -> None:
+    source, target = cell(page, *start).bounding_box(), cell(page, *end).bounding_box()
+    page.mouse.move(source["x"] + 5, source["y"] + 5)
+    page.mouse.down()
+    page.mouse.move(target["x"] + 5, target["y"] + 5, steps=6)
+    page.mouse.up()
+
+
+def test_a_blocks_piece_is_dragged_as_a_rectangle_and_the_next_is_a_new_piece(page, edit_server):
+    page.goto(f"{edit_server.url}/blocks/edit")
+    page.get_by_role("button", name="New empty board").click()
+    expect(page.locator("#edit-board .cell")).to_have_count(20)  # 5 rows, 4 columns
+    # The goal is where Klotski has it, drawn on the board, and a 2×2 piece can reach it.
+    expect(page.locator("#field-goal_row")).to_have_value("4")
+    expect(page.locator("#field-goal_col")).to_have_value("2")
+    expect(cell(page, 3, 1)).to_have_class(re.compile(r"\btarget\b"))
+    tool(page, "Piece")
+    # A diagonal drag from (0, 1) to (1, 2): the whole 2×2 rectangle, not the squares the
+    # pointer crossed.
+    drag(page, (0, 1), (1, 2))
+    for square in ((0, 1), (0, 2), (1, 1), (1, 2)):
+        expect(cell(page, *square)).to_have_text("A")
+    expect(page.locator("#edit-board .cell", has_text="A")).to_have_count(4)
+    # The goal shows the piece's whole shape where it must stand.
+    expect(page.locator("#edit-board .cell.target")).to_have_count(4)
+    # The next drag draws a new piece.
+    expect(page.locator("#edit-piece")).to_have_value("B")
+    drag(page, (2, 0), (3, 0))
+    expect(cell(page, 2, 0)).to_have_text("B")
+    expect(cell(page, 3, 0)).to_have_text("B")
+    expect(page.locator("#edit-piece")).to_have_value("C")
+    expect(verdict(page)).to_contain_text("Solvable — optimal", timeout=VERDICT_WAIT)
+
+
+def test_a_blocks_error_names_rows_as_the_editor_numbers_them(page, edit_server):
+    new_board(page, edit_server, "blocks", 4, 4)
+    page.locator("#edit-piece").select_option("B")
+    paint(page, "Piece", (3, 3), (1, 2))  # B in two places
+    errors = page.locator("#edit-errors")
+    expect(errors).to_contain_text("also at row")
+    expect(errors).not_to_contain_text("line")
+
+
+def test_on_a_phone_the_verdict_is_in_sight_while_drawing(browser, edit_server):
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    try:
+        new_board(page, edit_server, "sokoban", 6, 7)
+        paint(page, "Player", (2, 2))
+        paint(page, "Box", (3, 3))
+        paint(page, "Goal", (3, 4))
+        line = page.locator("#verdict-line")
+        expect(line).to_have_text("Solvable — optimal 1 push", timeout=VERDICT_WAIT)
+        # Seen from where the board is being drawn, not only far below it.
+        cell(page, 3, 4).scroll_into_view_if_needed()
+        box = line.bounding_box()
+        assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= PHONE["height"]
+    finally:
+        context.close()

@@ -48,3 +48,9 @@ def test_moves_that_do_not_solve_the_level_or_a_metric_it_lacks_are_refused(clie
         headers = {"X-CSRF-Token": player.token, "HX-Request": "true"}
         answer = client.post("/sokoban/microban/3/solve/improve", data=fields, headers=headers)
         assert answer.status_code == 400 and words in answer.text
+
+
+def test_no_shortening_is_offered_for_a_win_that_cannot_be_shorter(client):
+    """First steps 1 is one push: a win in one push and one move cannot be shortened."""
+    won = Player(client, "/sokoban/first-steps/1").act("move", moves="R").text
+    assert 'id="solved"' in won and "Shorten your solution" not in won

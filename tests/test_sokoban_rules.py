@@ -92,7 +92,7 @@ def test_collections_take_titles_from_title_lines_and_comments():
         ("#####\n#@$.#\n#@  #\n#####", 3, 2, "a second player"),
         ("#####\n# $.#\n#####", 1, None, "no player"),
         ("#####\n#@ .#\n#####", 1, None, "no box"),
-        ("######\n#@$$.#\n######", 1, None, "2 boxes but 1 goals"),
+        ("######\n#@$$.#\n######", 1, None, "2 boxes but 1 goal:"),
         ("#####\n#@$. \n#####", 2, 4, "walk off the board"),
         ("#####\n#@$O.#\n#####", 2, 4, "mixes XSB characters"),
     ],

@@ -1,9 +1,12 @@
 """The vendored front-end files are exactly the recorded versions."""
 
+import gzip
 import hashlib
+import re
 from pathlib import Path
 
-VENDOR = Path(__file__).resolve().parents[1] / "static" / "vendor"
+STATIC = Path(__file__).resolve().parents[1] / "static"
+VENDOR = STATIC / "vendor"
 
 
 def test_vendored_files_match_their_recorded_checksums():
@@ -16,7 +19,7 @@ def test_vendored_files_match_their_recorded_checksums():
 
 def test_pages_load_the_vendored_htmx(client):
     page = client.get("/")
-    assert "/static/vendor/htmx-2.0.11.min.js" in page.text
+    assert "/static/vendor/htmx-2.0.11.min.js?v=" in page.text
     assert client.get("/static/vendor/htmx-2.0.11.min.js").status_code == 200
 
 
@@ -25,3 +28,65 @@ def test_the_secret_key_is_generated_into_the_instance_folder(app):
     assert key.exists() and len(key.read_text().strip()) == 64
     assert app.config["SECRET_KEY"] == key.read_text().strip()
     assert oct(key.stat().st_mode & 0o777) == "0o600"
+
+
+def _address(page_html: str, name: str) -> str:
+    match = re.search(rf'"(/static/{re.escape(name)}\?v=[0-9a-f]+)"', page_html)
+    assert match, f"the page does not load {name} by its version"
+    return match.group(1)
+
+
+def test_browser_files_are_addressed_by_their_version_and_kept_a_year(client):
+    address = _address(client.get("/").text, "js/app.js")
+    body = (STATIC / "js" / "app.js").read_bytes()
+    assert address.endswith("?v=" + hashlib.sha256(body).hexdigest()[:12])
+    kept = client.get(address)
+    assert kept.status_code == 200 and kept.data == body
+    assert kept.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    # Without its version, or with a version that is not this file's, an hour only.
+    for stale in ("/static/js/app.js", "/static/js/app.js?v=000000000000"):
+        assert client.get(stale).headers["Cache-Control"] == "public, max-age=3600"
+    again = client.get(address, headers={"If-None-Match": kept.headers["ETag"]})
+    assert again.status_code == 304
+
+
+def test_a_games_files_are_addressed_by_their_version(client):
+    page = client.get("/sokoban/microban/1").text
+    match = re.search(r'"(/games/sokoban/game\.js\?v=[0-9a-f]+)"', page)
+    assert match, "the level page does not load the game's script by its version"
+    answer = client.get(match.group(1))
+    assert answer.status_code == 200
+    assert answer.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+
+
+def test_browser_files_are_compressed_for_a_browser_that_takes_gzip(client):
+    address = _address(client.get("/").text, "css/app.css")
+    packed = client.get(address, headers={"Accept-Encoding": "gzip, deflate, br"})
+    assert packed.headers["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in packed.headers["Vary"]
+    assert gzip.decompress(packed.data) == (STATIC / "css" / "app.css").read_bytes()
+    plain = client.get(address)
+    assert "Content-Encoding" not in plain.headers
+    # Pictures are compressed already: sent as they are.
+    icon = client.get("/static/icons/icon-192.png", headers={"Accept-Encoding": "gzip"})
+    assert "Content-Encoding" not in icon.headers
+
+
+def test_pages_are_never_compressed(client):
+    """A page holds the player's CSRF token beside text the address chooses (an editor's
+    ?from=, a replay's moves): compressed, its length would leak the token (BREACH)."""
+    page = client.get("/sokoban/edit?from=x", headers={"Accept-Encoding": "gzip"})
+    assert "Content-Encoding" not in page.headers
+
+
+def test_no_file_outside_the_static_folder_is_served(client):
+    for path in ("/static/../webapp/__init__.py", "/static/%2e%2e/pyproject.toml"):
+        assert client.get(path).status_code == 404
+
+
+def test_every_page_says_what_it_is_to_a_search_engine(client):
+    for path in ("/", "/sokoban/", "/sokoban/microban/", "/vexed/edit", "/settings"):
+        match = re.search(r'<meta name="description" content="([^"]{40,})">', client.get(path).text)
+        assert match, f"{path} has no description"
+    level = client.get("/sokoban/microban/12").text
+    assert re.search(r'<meta name="description" content="[^"]*Microban[^"]*">', level)

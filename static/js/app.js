@@ -343,6 +343,28 @@
     showZoom();
   }
 
+  // Zoomed in, the board follows the game: after each answer the square that holds the
+  // player's attention (a game's attention(board): Sokoban's player, the hole, the selected
+  // piece) is brought back into view, a quarter of the frame from its edge.
+  function follow() {
+    const box = frame(), game = current();
+    if (!box || zoom.scale <= 1.01 || !game || !game.attention) return;
+    const board = box.querySelector(".board");
+    const target = board && game.attention(board);
+    if (!target) return;
+    const boxRect = box.getBoundingClientRect(), rect = target.getBoundingClientRect();
+    const width = box.clientWidth, height = box.clientHeight;
+    const x = rect.left - boxRect.left, y = rect.top - boxRect.top;
+    const marginX = Math.min(width / 4, Math.max(0, (width - rect.width) / 2));
+    const marginY = Math.min(height / 4, Math.max(0, (height - rect.height) / 2));
+    if (x < marginX) zoom.x += marginX - x;
+    else if (x + rect.width > width - marginX) zoom.x -= x + rect.width - (width - marginX);
+    if (y < marginY) zoom.y += marginY - y;
+    else if (y + rect.height > height - marginY) zoom.y -= y + rect.height - (height - marginY);
+    clampPan();
+    showZoom();
+  }
+
   function clampPan() {
     const box = frame();
     if (!box) return;
@@ -481,6 +503,7 @@
     }
     focusInPlay = false;
     showZoom();
+    follow();
     announce();
   });
   function ready() { fit(); prepareBoard(); }
@@ -649,6 +672,25 @@
     flash(event.detail.xhr.responseText || "Something went wrong.");
   });
   document.addEventListener("htmx:sendError", () => flash("The server cannot be reached. Your game is safe; try again."));
+  // A level made to order can take seconds to make and prove: the page says it is at work.
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest(".make-links a");
+    const status = document.getElementById("make-status");
+    if (!link || !status || event.defaultPrevented || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    status.textContent = "Making your " + link.textContent.trim().toLowerCase() +
+      " level and solving it to be sure it can be won… the hardest take a few seconds.";
+    document.getElementById("make").setAttribute("aria-busy", "true");
+  });
+  window.addEventListener("pageshow", () => {  // back from the level: no stale word
+    const status = document.getElementById("make-status");
+    if (status) status.textContent = "";
+  });
+  // A collection's order and filter apply as they are chosen (the List button is for a page
+  // without scripts).
+  document.addEventListener("change", (event) => {
+    const form = event.target.closest && event.target.closest("#level-listing");
+    if (form) form.requestSubmit();
+  });
 
   window.PuzzleLab = {
     send: send,

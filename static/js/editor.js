@@ -21,7 +21,7 @@
   let tool = config.tools[0];
   let cursor = [0, 0];
   let picked = null;                // a swap tool's first cell
-  let marks = { errors: [], dead: [], squares: [], outside: [] };
+  let marks = { errors: [], dead: [], squares: [], outside: [], targets: [] };
   let stroke = null;                // the draft before a drag began, and the cells it painted
   let shownSize = "";               // the size the size fields were last set to
 
@@ -106,6 +106,24 @@
 
   // -- pieces chosen by letter (a "piece" tool) ---------------------------------------------------
   const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  // A piece is a rectangle: a drag draws it from the square where it began to the one under
+  // the pointer, in place of whatever that letter covered before (a click adds one square).
+  function pieceInto(before, from, to) {
+    const d = clone(before), letter = pieceLetter();
+    const floor = (config.tools.find(t => t.kind === "remove") || { paints: {} }).paints["*"];
+    if (floor !== undefined) d.rows.forEach(row => row.forEach((v, i) => { if (v === letter) row[i] = floor; }));
+    for (let r = Math.min(from[0], to[0]); r <= Math.max(from[0], to[0]); r++) {
+      for (let c = Math.min(from[1], to[1]); c <= Math.max(from[1], to[1]); c++) d.rows[r][c] = letter;
+    }
+    return d;
+  }
+  // Once a piece is drawn, the next drag draws a new one (its letter the first unused).
+  function nextPiece() {
+    const select = document.getElementById("edit-piece");
+    const used = new Set(draft.rows.flat());
+    const free = LETTERS.split("").find(l => !used.has(l));
+    if (select && free) { select.value = free; fillPieces(); }
+  }
   function pieceLetter() {
     const select = document.getElementById("edit-piece");
     return select && select.value ? select.value : "A";
@@ -216,6 +234,7 @@
     marks.dead.forEach(s => dead.add(key(s[0], s[1])));
     marks.squares.forEach(s => flagged.add(key(s[0], s[1])));
     const outside = new Set(marks.outside.map(s => key(s[0], s[1])));
+    const targets = new Set(marks.targets.map(s => key(s[0], s[1])));
     // Cells are kept and changed in place (a pointer or a screen reader stays on its cell);
     // only a new size makes them anew.
     if (board.children.length !== h * w || board.dataset.size !== h + "x" + w) {
@@ -223,7 +242,6 @@
       for (let i = 0; i < h * w; i++) {
         const div = document.createElement("div");
         div.dataset.cell = key(Math.floor(i / w), i % w);
-        div.setAttribute("role", "gridcell");
         cells.push(div);
       }
       board.replaceChildren(...cells);
@@ -237,6 +255,7 @@
         // Beyond the walls, as the game's board draws it (the rules say which squares are).
         const drawn = look.classes === "floor" && outside.has(key(r, c)) ? "outside" : look.classes;
         let classes = "cell " + drawn;
+        if (targets.has(key(r, c))) classes += " target";
         if (dead.has(key(r, c))) classes += " edit-dead";
         if (errorAt.has(key(r, c))) classes += " edit-error";
         if (flagged.has(key(r, c))) classes += " edit-flag";
@@ -337,6 +356,7 @@
         if (data.looks) looks = Object.assign({}, looks, data.looks);
         marks.errors = data.errors; marks.dead = data.dead; marks.squares = data.squares || [];
         marks.outside = data.outside || [];
+        marks.targets = data.targets || [];
         showErrors(); render();
         if (data.verdict) return verdictShow(data.verdict);  // the rules alone prove it unsolvable
         if (!data.ok) {
@@ -361,6 +381,12 @@
     const box = document.getElementById("verdict");
     box.innerHTML = html;
     box.removeAttribute("aria-busy");
+    // On a phone the verdict is far below the board: its first line is shown under the board
+    // too (for the eyes only: the verdict itself is what a screen reader hears).
+    const head = box.querySelector(".verdict-head");
+    const line = document.getElementById("verdict-line");
+    line.textContent = head ? head.textContent.trim() : "";
+    line.dataset.status = (box.querySelector("[data-status]") || { dataset: {} }).dataset.status || "";
     const watch = document.getElementById("watch-solution");
     if (watch) watch.addEventListener("click", () => submit("watch", watch.dataset.moves));
   }
@@ -403,7 +429,8 @@
     stroke.moved = true;
     cursor = at;
     if (tool.kind === "swap" || tool.kind === "remove") return;
-    paintInto(stroke.work, at[0], at[1]);
+    if (tool.kind === "piece") stroke.work = pieceInto(stroke.before, stroke.start, at);
+    else paintInto(stroke.work, at[0], at[1]);
     draft = stroke.work; render(); draft = stroke.before;
   });
   function endStroke(event) {
@@ -419,7 +446,12 @@
       }
       return;
     }
-    if (JSON.stringify(s.work.rows) !== JSON.stringify(draft.rows)) change(s.work); else render();
+    if (JSON.stringify(s.work.rows) !== JSON.stringify(draft.rows)) {
+      change(s.work);
+      if (tool.kind === "piece" && s.moved) nextPiece();  // a click adds a square; a drag, a piece
+    } else {
+      render();
+    }
   }
   board.addEventListener("pointerup", endStroke);
   board.addEventListener("pointercancel", endStroke);

@@ -7,6 +7,7 @@ Undo, redo, storage, the web and the solvers' plumbing live above this and are w
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -99,6 +100,18 @@ class DraftText:
             return None
         return (line - self.first_line, max(0, (column - 1) // self.cell_width))
 
+    def in_rows(self, message: str) -> str:
+        """A parser's message in the editor's words: "line 6, column 3" of the text is the
+        grid's row and column, as the editor numbers them (from 1)."""
+
+        def row(match: re.Match[str]) -> str:
+            square = self.square(int(match[1]), int(match[2]))
+            if square is None:
+                return match[0]
+            return f"row {square[0] + 1}, column {square[1] + 1}"
+
+        return re.sub(r"\bline (\d+), column (\d+)", row, message)
+
 
 class Editor:
     """A game's level editor: its palette, how each value of a cell is drawn, and its drafts
@@ -151,6 +164,11 @@ class Editor:
     def outside_squares(self, level: Any) -> frozenset[tuple[int, int]]:
         """The squares (row, column) beyond the level's walls: drawn as the game's board
         draws them. None by default."""
+        return frozenset()
+
+    def target_squares(self, draft: Draft) -> frozenset[tuple[int, int]]:
+        """The squares (row, column) a goal set beside the grid marks (a piece's goal),
+        drawn as the game's board draws a target. None by default."""
         return frozenset()
 
     def shuffle(self, draft: Draft, moves: int, rng: Random) -> Draft:

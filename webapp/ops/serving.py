@@ -92,7 +92,9 @@ TOO_LONG_PAGE = """<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Address too long · Puzzle Lab</title>
 <link rel="stylesheet" href="/static/css/app.css"></head>
-<body><main><h1>This address is too long</h1>
+<body><header class="top"><a class="brand" href="/">Puzzle Lab</a>
+<nav aria-label="games"><a href="/">All games</a><a href="/daily">Daily</a></nav></header>
+<main><h1>This address is too long</h1>
 <p class="error">The address is longer than this site reads. A replay link holds at most 3,500
 moves; a longer game can still be played, but not shared as a link.</p>
 <p><a href="/">Back to the games</a></p></main></body></html>

@@ -8,17 +8,101 @@ and ``static/``. Pages load a game's files only where the game is played.
 
 from __future__ import annotations
 
+import gzip
+import hashlib
+import mimetypes
 import sys
+import threading
+from dataclasses import dataclass
 from pathlib import Path
 
-from flask import Flask, abort, send_from_directory, url_for
+from flask import Flask, Response, abort, request, url_for
 from jinja2 import ChoiceLoader, FileSystemLoader, PrefixLoader
+from werkzeug.security import safe_join
 
 from webapp import games
 from webapp.games.base import Game
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILT_IN = "webapp.games."
+
+#: A file asked for by its version (the address every page gives) never changes: a year.
+FOREVER = "public, max-age=31536000, immutable"
+#: Asked for without its version, or by an older one (a page from before a deploy): an hour.
+A_WHILE = "public, max-age=3600"
+#: The kinds of file worth compressing (pictures and icons are compressed already).
+TEXT = (
+    "text/",
+    "application/javascript",
+    "application/json",
+    "application/manifest+json",
+    "image/svg+xml",
+)
+
+
+@dataclass(frozen=True)
+class Asset:
+    body: bytes
+    gzipped: bytes | None  # None where compressing would not pay
+    version: str  # the first hex digits of the bytes' SHA-256
+    mimetype: str
+
+
+class Assets:
+    """The browser files, each read, hashed and compressed once per process and served from
+    memory. Only these are compressed, never a page: a page carries the player's CSRF token
+    beside text a request can choose, which compression would leak (BREACH)."""
+
+    def __init__(self) -> None:
+        self._known: dict[Path, tuple[float, Asset]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, path: Path) -> Asset:
+        stamp = path.stat().st_mtime  # a changed file (during development) is read again
+        with self._lock:
+            known = self._known.get(path)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        body = path.read_bytes()
+        mimetype = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        if path.suffix == ".webmanifest":
+            mimetype = "application/manifest+json"
+        packed = gzip.compress(body, 9, mtime=0) if mimetype.startswith(TEXT) else None
+        asset = Asset(
+            body,
+            packed if packed is not None and len(packed) < len(body) else None,
+            hashlib.sha256(body).hexdigest()[:12],
+            mimetype,
+        )
+        with self._lock:
+            self._known[path] = (stamp, asset)
+        return asset
+
+    def serve(self, folder: Path, filename: str) -> Response:
+        found = safe_join(str(folder), filename)
+        if found is None or not Path(found).is_file():
+            abort(404)
+        asset = self.get(Path(found))
+        zipped = asset.gzipped is not None and "gzip" in request.headers.get("Accept-Encoding", "")
+        answer = Response(asset.gzipped if zipped else asset.body, mimetype=asset.mimetype)
+        if zipped:
+            answer.headers["Content-Encoding"] = "gzip"
+        if asset.gzipped is not None:
+            answer.headers["Vary"] = "Accept-Encoding"
+        answer.set_etag(asset.version + ("-gz" if zipped else ""))
+        answer.headers["Cache-Control"] = (
+            FOREVER if request.args.get("v") == asset.version else A_WHILE
+        )
+        return answer.make_conditional(request)
+
+    def version(self, folder: Path, filename: str) -> str | None:
+        found = safe_join(str(folder), filename)
+        if found is None or not Path(found).is_file():
+            return None
+        return self.get(Path(found)).version
+
+
+ASSETS = Assets()
 
 
 def _package_folder(game: Game) -> Path | None:
@@ -56,6 +140,23 @@ def init_app(app: Flask) -> None:
             game = games.get(game_name)
         except KeyError:
             abort(404)
-        return send_from_directory(static_folder(game), filename, max_age=3600)
+        return ASSETS.serve(static_folder(game), filename)
+
+    static = Path(app.static_folder or ROOT / "static")
+    app.view_functions["static"] = lambda filename: ASSETS.serve(static, filename)
+
+    @app.url_defaults
+    def fingerprint(endpoint: str, values: dict) -> None:
+        """Every address of a browser file carries its version, so it is kept a year and a
+        new version is fetched the moment it exists."""
+        if endpoint == "static":
+            folder = static
+        elif endpoint == "game_asset" and values.get("game_name") in games.names():
+            folder = static_folder(games.get(values["game_name"]))
+        else:
+            return
+        version = ASSETS.version(folder, values.get("filename", ""))
+        if version is not None:
+            values.setdefault("v", version)
 
     app.jinja_env.globals["asset_url"] = asset_url

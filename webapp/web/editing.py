@@ -126,6 +126,7 @@ def structure(game: Game, editor: Editor, draft: Draft) -> dict[str, Any]:
     """What the rules say of a draft at once: errors (each naming its square where it has
     one), and the squares where a box would be stuck for good."""
     written = editor.text(draft)
+    targets = [list(square) for square in sorted(editor.target_squares(draft))]
     try:
         level = game.parse(written.text)[0]
     except UnsolvableLevel as proof:  # well formed, and the rules alone say it cannot be won
@@ -136,14 +137,17 @@ def structure(game: Game, editor: Editor, draft: Draft) -> dict[str, Any]:
             "errors": [],
             "dead": [],
             "squares": [list(square)] if square else [],
+            "targets": targets,
             "verdict": _verdict_html(game, found),
         }
     except LevelError as error:
         square = written.square(error.line, error.column)
+        message = written.in_rows(error.message)
         return {
             "ok": False,
-            "errors": [{"message": error.message, "square": list(square) if square else None}],
+            "errors": [{"message": message, "square": list(square) if square else None}],
             "dead": [],
+            "targets": targets,
         }
     dead = sorted(game.dead_squares(level))
     outside = sorted(editor.outside_squares(level))
@@ -152,6 +156,7 @@ def structure(game: Game, editor: Editor, draft: Draft) -> dict[str, Any]:
         "errors": [],
         "dead": [list(square) for square in dead],
         "outside": [list(square) for square in outside],
+        "targets": targets,
     }
 
 

@@ -168,7 +168,14 @@ def picture_context(game: Game) -> dict[str, Any]:
 
 # -- what a level page shows ------------------------------------------------------------------
 #: What a screen reader hears first after the buttons that change no single move.
-DONE = {"undo": "Move undone.", "redo": "Move redone.", "restart": "Back to the start."}
+DONE = {
+    "undo": "Move undone.",
+    "redo": "Move redone.",
+    "restart": "Back to the start.",
+    "nothing to undo": "Nothing to undo.",
+    "nothing to redo": "Nothing to redo.",
+    "nothing to restart": "Already at the start.",
+}
 
 
 #: The most positions one answer shows in between its moves: more moves than that in one
@@ -233,4 +240,20 @@ def _result_context(found: Found, play: Play) -> dict[str, Any]:
     better = ""
     if mark is not None and mark.replay and play.figures.get(mark.metric, 0) > mark.value:
         better = f"{found.ref.path}?moves={mark.replay}"
-    return {"benchmark": mark, "against": against(play.figures, mark), "better_url": better}
+    return {
+        "benchmark": mark,
+        "against": against(play.figures, mark),
+        "better_url": better,
+        "shortenable": [m for m in found.game.improves if _could_shorten(play, m, mark)],
+    }
+
+
+def _could_shorten(play: Play, metric: str, mark: Benchmark | None) -> bool:
+    """Whether the optimizer could make this win shorter in ``metric``: not at one, and not
+    at an optimum proved in that metric."""
+    mine = play.figures.get(metric)
+    if mine is not None and mine <= 1:
+        return False
+    return not (
+        mark and mark.proved and mark.metric == metric and mine is not None and mine <= mark.value
+    )

@@ -231,12 +231,9 @@ def _act(found: Found) -> Response | str:
             if not tokens:
                 return Response(status=204)
             play.play(tokens, gesture=True)
-        elif action == "undo":
-            play.undo()
-        elif action == "redo":
-            play.redo()
-        elif action == "restart":
-            play.restart()
+        elif action in ("undo", "redo", "restart"):
+            if not {"undo": play.undo, "redo": play.redo, "restart": play.restart}[action]():
+                action = "nothing to " + action  # told as such, never as a move undone
         elif action == "refresh":  # the page asks again for figures computed meanwhile
             return render_template(
                 "partials/play.html",
@@ -254,10 +251,16 @@ def _act(found: Found) -> Response | str:
             return Response(status=204)
     save_play(found, play)
     played = len(play.moves) - shown if action in ("move", "click") else 0
-    return render_template(
-        "partials/play.html",
-        **play_context(found, play, message, request.form.get("action", ""), played),
+    board = render_template(
+        "partials/play.html", **play_context(found, play, message, action, played)
     )
+    if played and play.solved:
+        # The winning move: the records beside the board show the win at once, not after a
+        # reload (htmx swaps them by their id).
+        board += render_template(
+            "partials/records.html", game=found.game, oob=True, **level_standing(found)
+        )
+    return board
 
 
 def _play_moves(found: Found, play: Play, texts: list[str]) -> str:

@@ -189,6 +189,7 @@
   PuzzleLab.register("blocks", {
     // Each piece glides to where it went (a dragged piece is already there).
     movers: (board) => Array.from(board.querySelectorAll(".piece")).map((piece) => ({ key: piece.dataset.piece, element: piece })),
+    attention: (board) => board.querySelector(".piece.selected, .cursor"),
     key: key,
     select: select,
     click: tap,

@@ -9,6 +9,7 @@
     // A swipe slides the tile beside the hole the way the finger went.
     swipe: (direction) => ({ action: "move", moves: direction.toUpperCase(), quiet: "1" }),
     click: (cell) => (cell.classList.contains("tile") ? { action: "click", cell: cell.dataset.cell } : null),
+    attention: (board) => board.querySelector(".hole"),
     // Each tile glides into the hole it slid to.
     movers: (board) => Array.from(board.querySelectorAll(".tile")).map((tile) => ({ key: tile.dataset.tile, element: tile })),
   });

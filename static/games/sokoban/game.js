@@ -42,6 +42,7 @@
     key: (direction) => ({ action: "move", moves: direction, quiet: "1" }),
     swipe: (direction) => ({ action: "move", moves: direction, quiet: "1" }),
     click: (cell) => ({ action: "click", cell: cell.dataset.cell }),
+    attention: (board) => board.querySelector(".player"),
     movers: movers,
   });
 })();

@@ -247,12 +247,15 @@
   else remember();
 
   PuzzleLab.register("vexed", {
+    attention: (board) => board.querySelector(".selected, .cursor"),
     key: key,
     select: select,
     swipe: swipe,
     click: (cell) => {
       if (cell.classList.contains("block")) {
-        selectBlock(selectedBlock === cell.dataset.cell ? null : cell.dataset.cell);
+        // A click on a block always selects it: clicked again, it stays selected, so the
+        // next arrow still moves it (the cursor keys up and down let it go).
+        selectBlock(cell.dataset.cell);
         if (cursor) { cursor = cell.dataset.cell; showCursor(); }  // one place of attention
       } else if (cell.classList.contains("empty") && selectedBlock) {
         // Beside the selected block (worked out here: the board may be mid-animation).

@@ -45,9 +45,39 @@ class BlocksEditor(Editor):
         return shown
 
     def blank(self, rows: int, cols: int) -> Draft:
-        """An empty floor (the board's edge is its wall)."""
-        fields = {"title": "", "goal_piece": "A", "goal_row": str(rows), "goal_col": "1"}
+        """An empty floor (the board's edge is its wall), the goal where Klotski has it: a
+        2×2 piece A at the middle of the bottom edge."""
+        fields = {
+            "title": "",
+            "goal_piece": "A",
+            "goal_row": str(max(1, rows - 1)),
+            "goal_col": str(max(1, (cols - 2) // 2 + 1)),
+        }
         return Draft([[EMPTY] * cols for _ in range(rows)], fields)
+
+    def target_squares(self, draft: Draft) -> frozenset[tuple[int, int]]:
+        """Where the goal puts the piece to bring out: its whole shape, or the one square
+        of its top-left corner while the piece is not drawn (or the goal is off the grid)."""
+        fields = draft.fields
+        try:
+            top, left = int(fields.get("goal_row", "")) - 1, int(fields.get("goal_col", "")) - 1
+        except ValueError:
+            return frozenset()
+        height, width = len(draft.rows), len(draft.rows[0])
+        cells = [
+            (r, c)
+            for r, row in enumerate(draft.rows)
+            for c, v in enumerate(row)
+            if v == fields.get("goal_piece")
+        ]
+        tall = max(r for r, _ in cells) - min(r for r, _ in cells) + 1 if cells else 1
+        wide = max(c for _, c in cells) - min(c for _, c in cells) + 1 if cells else 1
+        return frozenset(
+            (r, c)
+            for r in range(top, top + tall)
+            for c in range(left, left + wide)
+            if 0 <= r < height and 0 <= c < width
+        )
 
     def draft_of(self, level: Level) -> Draft:
         row, col = divmod(level.goal_place, level.width)

@@ -107,6 +107,10 @@ class Level:
         return "\n".join(rows)
 
 
+def _counted(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
 def _expand_rle(line: str) -> str:
     return _RLE_RUN.sub(lambda m: m.group(2) * min(int(m.group(1)), MAX_SIDE + 1), line)
 
@@ -197,7 +201,8 @@ def parse_board(rows: list[tuple[int, str]], title: str = "") -> Level:
         raise LevelError("no box: a level needs at least one box", first_line)
     if len(boxes) != len(goals):
         raise LevelError(
-            f"{len(boxes)} boxes but {len(goals)} goals: a level needs as many of each",
+            f"{_counted(len(boxes), 'box', 'boxes')} but {_counted(len(goals), 'goal', 'goals')}:"
+            " a level needs as many of each",
             first_line,
         )
     player = players[0]
