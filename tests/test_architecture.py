@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import functools
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.conftest import ROOT
@@ -249,3 +251,22 @@ def test_nothing_outside_the_web_tier_imports_the_web_libraries():
 def test_few_modules_stand_directly_in_the_package():
     loose = [p.name for p in PACKAGE.glob("*.py") if p.name not in ("__init__.py", "__main__.py")]
     assert len(loose) <= 6, loose
+
+
+def test_a_solver_child_loads_neither_flask_nor_a_database_driver():
+    """What a solver process imports to run a job: no web framework, no database driver
+    (the app factory is loaded only when it is asked for)."""
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, webapp.jobs.child, webapp.jobs.worker\n"
+            "print(' '.join(m for m in ('flask', 'psycopg', 'flask_sock', 'flask_limiter')"
+            " if m in sys.modules))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout.split()
+    assert loaded == []
