@@ -46,7 +46,7 @@ from webapp.jobs.base import Busy, wait_for
 from webapp.search import Limits
 from webapp.web.budgets import limit, waiting_elsewhere
 from webapp.web.database import get_store
-from webapp.web.levels import find_level, shelf
+from webapp.web.levels import find_level, mark_board_shown, shelf
 from webapp.web.players import player_id
 from webapp.web.solvers import get_runner, job_request
 
@@ -266,6 +266,8 @@ def verdict(game_name: str) -> Response:
             found = {"status": "unknown", "reason": f"not decided within {seconds:g} s"}
     else:
         found = result.extra["verdict"]
+    if found.get("solution"):
+        mark_board_shown(game, level)  # the editor shows it: a win on this board is assisted
     return jsonify(
         status=found["status"],
         html=_verdict_html(game, found),

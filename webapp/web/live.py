@@ -26,7 +26,15 @@ from webapp.games.base import LevelError, MoveError
 from webapp.jobs.base import Busy, Job
 from webapp.solving import check_solution
 from webapp.web.budgets import client_key, limit, socket_turn, waiting_elsewhere
-from webapp.web.levels import Found, find_level, load_play, play_context, save_play, shelf
+from webapp.web.levels import (
+    Found,
+    find_level,
+    load_play,
+    mark_shown,
+    play_context,
+    save_play,
+    shelf,
+)
 from webapp.web.players import player_id, same_origin
 from webapp.web.solvers import get_runner, get_tables, hint_limits, job_request, web_limits
 from webapp.web.watch import playback_of, render_frame, render_panel, render_stream, stopped_at
@@ -272,6 +280,7 @@ def next_move_hint(found: Found, play: Play) -> str:
     tables, _pending = get_tables().get(game, found.level)
     tokens = game.quick_hint(found.level, play.state, tables)
     if tokens:
+        mark_shown(found)  # a move of a solution: a win on this board is not the player's own
         return "Next move: " + game.describe_move(found.level, play.state, tokens[0])
     limits = hint_limits()
     algorithm = game.default_for(found.level)
@@ -288,6 +297,7 @@ def next_move_hint(found: Found, play: Play) -> str:
     if result is None:
         return "No hint in time; try again."
     if result.status == "solved" and result.moves:
+        mark_shown(found)
         return "Next move: " + game.describe_move(found.level, play.state, result.moves[0])
     return hint_failure(result, limits.seconds)
 
