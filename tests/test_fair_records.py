@@ -165,6 +165,12 @@ def test_a_win_posted_in_one_request_is_kept_but_not_ranked(app, client):
         }
         assert store.level_results("sokoban", "microban/1") == []
         assert store.player_rating(player_of(client)) is None  # nor rated
+    # The pace is in the database with the game, not only in this process: a restarted
+    # server knows the attempt was hasty.
+    from webapp.storage.store import Store, connect
+
+    after_restart = Store(connect(app.config["DATABASE"]))
+    assert after_restart.pace(player_of(client), "sokoban", "microban/1")[2] is True
     # Undone and redone an hour later, the attempt is still the hasty one.
     with app.test_request_context():
         get_store().set_pace(player_of(client), "sokoban", "microban/1", (0.0, 0.0, True))
@@ -240,19 +246,47 @@ def test_the_solvers_playback_watched_then_retyped_is_assisted(app, client, whol
         assert get_store().best(player_of(client), "sokoban", "microban/1") is None
 
 
-def test_a_hints_move_makes_the_board_assisted(app, client, whole_solutions):
+class AnsweredHints:
+    """A job runner whose hints answer at once with a solution (the solver child's part is
+    proved in test_runner.py; here, what the page does with the move)."""
+
+    def __init__(self, moves: list[str]):
+        self.moves = moves
+
+    def submit(self, request):
+        runner = self
+
+        class Handle:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
+            def wait(self, _timeout):
+                return Result(status="solved", moves=runner.moves)
+
+        return Handle()
+
+    def forget(self, _handle):
+        pass
+
+
+@pytest.mark.parametrize("source", ["tables", "search"])
+def test_a_hints_move_makes_the_board_assisted(app, client, monkeypatch, whole_solutions, source):
+    from webapp.games import get
+    from webapp.web import live
+
+    game = get("sokoban")
+    solution = list("urDldRuRurD")  # First steps 3
+    if source == "tables":  # a game that reads its next move from tables, at once
+        monkeypatch.setattr(type(game), "quick_hint", lambda self, level, state, t: solution)
+    else:  # else a search in a solver child
+        monkeypatch.setattr(live, "get_runner", lambda: AnsweredHints(solution))
     me = Player(client, "/sokoban/first-steps/3")
     hint = client.post("/sokoban/first-steps/3/hint", headers={"X-CSRF-Token": me.token})
     assert "Next move" in hint.text, hint.text
-    with app.test_request_context():
-        from webapp.core.levels import find_level
-
-        found = find_level("sokoban", "first-steps", "3", get_store(), player_of(client))
-        from webapp.games import get
-        from webapp.solving import solve
-
-        moves = solve(get("sokoban"), found.level, limits=Limits(seconds=20)).moves
-    won = me.act("move", moves="".join(moves)).text
+    won = me.act("move", moves="".join(solution)).text
     assert 'id="solved"' in won and 'id="assisted"' in won
 
 

@@ -163,6 +163,12 @@ class StaleGame(Exception):
     save was refused and nothing was written; the page loads the game again."""
 
 
+#: Keeps an attempt's pace (credit, at, hasty).
+PACE = (
+    "INSERT INTO paces (player, game, level, credit, at, hasty) VALUES (?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (player, game, level) DO UPDATE SET credit=excluded.credit, at=excluded.at, "
+    "hasty=excluded.hasty"
+)
 #: ``save_game`` without an ``expected`` version: the game is written whatever is stored.
 UNCHECKED: Any = object()
 
@@ -337,27 +343,33 @@ class Store:
         assisted: bool = False,
         expected: SavedGame | None = UNCHECKED,
         hasty: bool = False,
+        pace: tuple[float, float, bool] | None = None,
     ) -> None:
         """Keep the game; with ``win`` (the figures of the win it ends in), record the win in
         the same transaction, so the game is never saved solved without its result. An
         ``assisted`` win (a solver's solution, a replay link's moves) marks the level solved
         with help and leaves the player's best as it was; a ``hasty`` one (played faster than
-        a person could) is kept apart, unranked, and leaves it as it was too.
+        a person could) is kept apart, unranked, and leaves it as it was too. ``pace``, the
+        attempt's pace after this save (webapp/core/records.py), is kept with it.
 
         ``expected`` is the game as it was loaded (None: there was none): the save happens
         only if that is still what is stored, else StaleGame and nothing is written. So a
         save never silently overwrites moves another tab or web process made meanwhile."""
         if self.recent is None:
-            self._save_game(player, game, level, saved, win, assisted, expected, hasty)
+            self._save_game(player, game, level, saved, win, assisted, expected, hasty, pace)
             return
         with self.recent.writing:
             try:
-                best = self._save_game(player, game, level, saved, win, assisted, expected, hasty)
+                best = self._save_game(
+                    player, game, level, saved, win, assisted, expected, hasty, pace
+                )
             except StaleGame:
                 self.recent.forget(("game", player, game, level))
                 raise
             copy = SavedGame(list(saved.history), saved.cursor)
             self.recent.put(("game", player, game, level), copy)
+            if pace is not None:
+                self.recent.put(("pace", player, game, level), pace)
             if best is not None:
                 self.recent.put(("best", player, game, level), dict(best))
 
@@ -371,6 +383,7 @@ class Store:
         assisted: bool = False,
         expected: SavedGame | None = UNCHECKED,
         hasty: bool = False,
+        pace: tuple[float, float, bool] | None = None,
     ) -> dict[str, int] | None:
         history = json.dumps(saved.history)
         if expected is UNCHECKED:
@@ -398,12 +411,16 @@ class Store:
             if statements.run(sql, row) == 0 and expected is not UNCHECKED:
                 raise StaleGame(f"{player}/{game}/{level} changed since it was loaded")
 
-        if win is None:
-            write_game(self)  # one statement, its own transaction: the common move
+        if win is None and pace is None:
+            write_game(self)  # one statement, its own transaction
             return None
 
         def save_both(statements: Statements) -> dict[str, int] | None:
             write_game(statements)
+            if pace is not None:  # the common move: the game and its pace, one commit
+                statements.run(PACE, (player, game, level, pace[0], pace[1], int(pace[2])))
+            if win is None:
+                return None
             if assisted:
                 statements.run(
                     "INSERT INTO assisted (player, game, level, solved) VALUES (?, ?, ?, ?) "
@@ -794,23 +811,31 @@ class Store:
         return bool(rows)
 
     def pace(self, player: str, game: str, level: str) -> tuple[float, float, bool] | None:
-        """The pace of the attempt on this board: (credit, at, hasty); None before any."""
+        """The pace of the attempt on this board: (credit, at, hasty); None before any. Read
+        on every move, so kept in ``recent`` when there is one."""
+        key = ("pace", player, game, level)
+        if self.recent is not None:
+            kept = self.recent.get(key)
+            if kept is not MISSING:
+                return kept
+            writes = self.recent.writes("pace")
         rows = self.query(
             "SELECT credit, at, hasty FROM paces WHERE player=? AND game=? AND level=?",
             (player, game, level),
         )
-        if not rows:
-            return None
-        return rows[0]["credit"], rows[0]["at"], bool(rows[0]["hasty"])
+        found = (rows[0]["credit"], rows[0]["at"], bool(rows[0]["hasty"])) if rows else None
+        if self.recent is not None:
+            self.recent.put(key, found, read_after=writes)
+        return found
 
     def set_pace(self, player: str, game: str, level: str, pace: tuple[float, float, bool]) -> None:
-        credit, at, hasty = pace
-        self.run(
-            "INSERT INTO paces (player, game, level, credit, at, hasty) VALUES (?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (player, game, level) DO UPDATE SET credit=excluded.credit, "
-            "at=excluded.at, hasty=excluded.hasty",
-            (player, game, level, credit, at, int(hasty)),
-        )
+        row = (player, game, level, pace[0], pace[1], int(pace[2]))
+        if self.recent is None:
+            self.run(PACE, row)
+            return
+        with self.recent.writing:
+            self.run(PACE, row)
+            self.recent.put(("pace", player, game, level), pace)
 
     def unranked_best(self, player: str, game: str, level: str) -> dict[str, int] | None:
         """The best of this player's wins kept but not ranked (played too fast), if any."""

@@ -97,12 +97,11 @@ def save_play(found: Found, play: Play, moves: int = 0, fresh: bool = False) -> 
         raise TooMany(NEW_GAMES.message)  # each new game is a stored history
     store, player = get_store(), player_id()
     game, key = found.game.name, found.ref.key
-    hasty = False
+    hasty, kept_pace = False, None
     if moves:
         kept = store.pace(player, game, key)
         pace = paced(Pace(*kept) if kept else None, store.clock(), moves, fresh)
-        store.set_pace(player, game, key, (pace.credit, pace.at, pace.hasty))
-        hasty = pace.hasty
+        kept_pace, hasty = (pace.credit, pace.at, pace.hasty), pace.hasty
     won = play.solved and bool(play.moves)
     if won:
         if not moves:  # a win by redo: the attempt's pace as it stands
@@ -120,6 +119,7 @@ def save_play(found: Found, play: Play, moves: int = 0, fresh: bool = False) -> 
         assisted=play.assisted,
         expected=play.version,
         hasty=bool(play.unranked),
+        pace=kept_pace,
     )
     play.version = SavedGame(list(play.history), play.cursor)
     if won:
