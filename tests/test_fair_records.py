@@ -403,3 +403,69 @@ def test_only_the_first_attempt_moves_the_ratings_through_the_web(app, client):
     player.act("restart")
     assert 'id="solved"' in player.act("move", moves="r").text
     assert rating_of(app, me, "first-steps/1") == first
+
+
+# -- the store's part, on both engines --------------------------------------------------------
+def fairness_on(store) -> None:
+    from webapp.storage.store import SavedGame
+
+    store.mark_shown("p1", "sokoban", "board1")
+    store.mark_shown("p1", "sokoban", "board1")  # once is enough
+    assert store.was_shown("p1", "sokoban", "board1")
+    assert not store.was_shown("p2", "sokoban", "board1")
+    # A move's pace rides in its save; a hasty win is kept apart, unranked.
+    store.save_game("p1", "sokoban", "a/1", SavedGame(["r"], 1), pace=(11.0, 5.0, False))
+    assert store.pace("p1", "sokoban", "a/1") == (11.0, 5.0, False)
+    store.save_game("p1", "sokoban", "a/1", SavedGame(["r", "l"], 2), win={"moves": 2},
+                    hasty=True, pace=(0.0, 6.0, True))  # fmt: skip
+    assert store.pace("p1", "sokoban", "a/1") == (0.0, 6.0, True)
+    assert store.unranked_best("p1", "sokoban", "a/1") == {"moves": 2}
+    assert (
+        store.best("p1", "sokoban", "a/1") is None and store.level_results("sokoban", "a/1") == []
+    )
+    # Rating: what the client moved today is counted, per level and in all.
+    seen = []
+
+    def rate(me, it, here, today):
+        seen.append((here, today))
+        return me, (it[0] - 60.0, it[1], it[2]), 60.0
+
+    start = ratings.new()
+    for player, level in (("p1", "a/2"), ("p2", "a/2"), ("p3", "a/3")):
+        assert store.rate_attempt(player, "sokoban", level, True, rate, start, start, client="c")
+    assert not store.rate_attempt("p1", "sokoban", "a/2", True, rate, start, start, client="c")
+    assert seen == [(0.0, 0.0), (60.0, 60.0), (0.0, 120.0)]
+    assert store.level_rating("sokoban", "a/2")[0] == pytest.approx(1380.0)
+    for number in (4, 5):
+        store.record_win("p4", "sokoban", f"a/{number}", {"moves": 1})
+    wins, first = store.standing("p4", "sokoban", "a/5")
+    assert wins == 1 and first is not None
+    # Names: one player a key.
+    assert store.set_name("p1", "Ann", "ann") and store.name("p1") == "Ann"
+    assert not store.set_name("p2", "ANN", "ann") and store.name("p2") == ""
+    assert store.set_name("p1", "Bea", "bea") and store.set_name("p2", "Ann", "ann")
+
+
+def test_the_records_guards_in_the_store_on_sqlite(tmp_path):
+    from webapp.storage.store import Store, connect
+
+    fairness_on(Store(connect(str(tmp_path / "db.sqlite3"))))
+
+
+def test_the_records_guards_in_the_store_on_postgresql(postgres_url):
+    from webapp.storage.store import PostgresConnections, PostgresStore
+
+    fairness_on(PostgresStore(PostgresConnections(postgres_url, size=2)))
+
+
+@pytest.fixture
+def postgres_url():
+    from tests.postgres import PostgresServer
+
+    server = PostgresServer()
+    server.start()
+    try:
+        yield server.url
+    finally:
+        server.stop()
+        server.remove()

@@ -634,16 +634,20 @@ class Store:
 
         def claim(statements: Statements) -> bool:
             if name_key:
-                holder = statements.query(
-                    "SELECT player FROM names WHERE name_key=?" + self.lock_row, (name_key,)
+                # Claimed first, changing nothing if it is taken: two players claiming one
+                # key at once on PostgreSQL meet at the key, never both hold it.
+                taken = statements.run(
+                    "INSERT INTO names (name_key, player) VALUES (?, ?) "
+                    "ON CONFLICT (name_key) DO NOTHING",
+                    (name_key, player),
                 )
-                if holder and holder[0]["player"] != player:
-                    return False
-            statements.run("DELETE FROM names WHERE player=?", (player,))
-            if name_key:
-                statements.run(
-                    "INSERT INTO names (name_key, player) VALUES (?, ?)", (name_key, player)
-                )
+                if not taken:
+                    holder = statements.query(
+                        "SELECT player FROM names WHERE name_key=?", (name_key,)
+                    )
+                    if holder and holder[0]["player"] != player:
+                        return False
+            statements.run("DELETE FROM names WHERE player=? AND name_key<>?", (player, name_key))
             statements.run(
                 "INSERT INTO players (player, name) VALUES (?, ?) "
                 "ON CONFLICT (player) DO UPDATE SET name=excluded.name",
