@@ -290,6 +290,58 @@ def test_a_hints_move_makes_the_board_assisted(app, client, monkeypatch, whole_s
     assert 'id="solved"' in won and 'id="assisted"' in won
 
 
+class AnsweredChecks(AnsweredHints):
+    """A job runner whose editor checks answer at once: solvable, with this solution."""
+
+    def latest(self, _owner, _board):
+        return None
+
+    def submit(self, request):
+        runner = self
+        verdict = {"status": "solvable", "optimal": True, "length": len(self.moves),
+                   "metric": "moves", "expanded": 9, "seconds": 0.01,
+                   "solution": "".join(self.moves)}  # fmt: skip
+
+        class Handle:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
+            def wait(self, _timeout):
+                return Result(status="solved", moves=runner.moves, extra={"verdict": verdict})
+
+        return Handle()
+
+
+def test_the_editors_verdict_on_a_copy_makes_the_board_assisted(
+    app, client, monkeypatch, whole_solutions
+):
+    """A level copied into the editor and checked there: its solution was shown, and the
+    collection's level is the same board."""
+    import json
+
+    from tests.conftest import csrf_of
+    from webapp.web import editing
+
+    solution = list("urDldRuRurD")  # First steps 3
+    monkeypatch.setattr(editing, "get_runner", lambda: AnsweredChecks(solution))
+    me = Player(client, "/sokoban/first-steps/3")
+    page = client.get("/sokoban/edit?from=/sokoban/first-steps/3").text
+    from webapp.core.levels import find_level
+
+    with app.test_request_context():
+        found = find_level("sokoban", "first-steps", "3", get_store(), player_of(client))
+        draft = found.game.editor().draft_of(found.level)
+    copy = json.dumps({"rows": draft.rows, "fields": draft.fields})
+    headers = {"X-CSRF-Token": csrf_of(page), "HX-Request": "true"}
+    checked = client.post("/sokoban/edit/verdict", data={"draft": copy}, headers=headers)
+    assert checked.get_json()["solution"] == "".join(solution)
+    won = me.act("move", moves="".join(solution)).text
+    assert 'id="solved"' in won and 'id="assisted"' in won
+
+
 def test_use_this_solution_after_moving_is_assisted(app, client, whole_solutions):
     """Issue #47: only the branch where the player had not moved was tested."""
     me = Player(client, LEVEL)
