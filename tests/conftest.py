@@ -89,6 +89,7 @@ def whole_solutions(monkeypatch):
     from webapp.core import records
 
     monkeypatch.setattr(records, "BURST_MOVES", 1e9)
+    monkeypatch.setattr(records, "MOST_CREDIT", 1e9)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import Player
 from webapp.core import daily, ratings
-from webapp.core.records import BURST_MOVES, MOVE_FLOOR_SECONDS, Pace, paced
+from webapp.core.records import BURST_MOVES, MOST_CREDIT, MOVE_FLOOR_SECONDS, Pace, paced
 from webapp.search import Limits, Result
 from webapp.web.database import get_store
 
@@ -125,6 +125,10 @@ def test_the_daily_page_shows_a_streak_of_several_days(app, client, monkeypatch)
 def test_a_solution_posted_whole_is_faster_than_a_person_plays():
     assert paced(None, 0.0, 30, fresh=True).hasty
     assert not paced(None, 0.0, int(BURST_MOVES), fresh=True).hasty
+    # Later in an attempt, the room earned back is bounded: a long wait, then a solution's
+    # worth at once, is still a machine's.
+    waited = paced(paced(None, 0.0, 1, fresh=True), 3600.0, int(MOST_CREDIT) + 1, fresh=False)
+    assert waited.hasty
 
 
 def test_a_fast_players_keys_never_reach_the_floor():
@@ -134,9 +138,9 @@ def test_a_fast_players_keys_never_reach_the_floor():
         pace = paced(pace, now, 1, fresh=pace is None)
         now += 1 / 30
     assert not pace.hasty
-    # Keys that queued behind a slow answer arrive together after it: ten at once, after a
-    # second of nothing.
-    assert not paced(pace, now + 1.0, 10, fresh=False).hasty
+    # Keys that queued behind a slow answer arrive together after it: twenty at once, after
+    # two seconds of nothing (typed through the stall at ten a second).
+    assert not paced(pace, now + 2.0, 20, fresh=False).hasty
 
 
 def test_a_burst_beyond_a_person_marks_the_attempt_until_it_starts_again():

@@ -15,12 +15,16 @@ from webapp.storage.store import Store
 
 #: A person's pace, the floor a real fast player never reaches: one move every 25 ms
 #: sustained (40 a second, the moves budget's own rate; a key held down repeats at most 30
-#: a second, and a fast player types a solution at under 10), with bursts of up to 12 moves
-#: at once (keys that queued behind a slow answer, a piece dragged along its path, a game's
-#: first keys). A page sends one key's move (or one drag) a text, so a solution posted whole
-#: comes as one burst.
+#: a second, and a fast player types a solution at under 10). An attempt starts with room
+#: for 12 moves at once (a game's first keys, a piece dragged along its path), and the room
+#: it earns back while nothing comes grows to 80: the page sends the keys that queued behind
+#: a slow answer together (a two-second stall at the door, typed through at 10 keys a
+#: second, is 20 of them). A page sends one key's move (or one drag) a text, so a solution
+#: posted whole at the start comes as one burst beyond the 12; posted later it needs the
+#: time a person at the floor would have taken.
 MOVE_FLOOR_SECONDS = 0.025
 BURST_MOVES = 12.0
+MOST_CREDIT = 80.0
 
 #: Rows a leaderboard shows.
 BOARD_ROWS = 10
@@ -117,9 +121,10 @@ def against(figures: dict[str, int], mark: Benchmark | None) -> str:
 
 @dataclass(frozen=True)
 class Pace:
-    """The pace of one attempt: how many moves may still come at once (``credit``, earned
-    back at one per MOVE_FLOOR_SECONDS up to BURST_MOVES), when the last came, and whether
-    more came at once than a person plays (then no win of this attempt is ranked)."""
+    """The pace of one attempt: how many moves may still come at once (``credit``: BURST_MOVES
+    at the start, earned back at one per MOVE_FLOOR_SECONDS up to MOST_CREDIT), when the last
+    came, and whether more came at once than a person plays (then no win of this attempt is
+    ranked)."""
 
     credit: float
     at: float
@@ -134,6 +139,6 @@ def paced(before: Pace | None, now: float, moves: int, fresh: bool) -> Pace:
         credit, hasty = BURST_MOVES, False
     else:
         earned = max(0.0, now - before.at) / MOVE_FLOOR_SECONDS
-        credit, hasty = min(BURST_MOVES, before.credit + earned), before.hasty
+        credit, hasty = min(max(MOST_CREDIT, BURST_MOVES), before.credit + earned), before.hasty
     credit -= moves
     return Pace(max(0.0, credit), now, hasty or credit < 0)
