@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/abuse.py [--seconds 30] [--floods a,b] [--web N]
     .venv/bin/python bench/abuse.py --backup [--seconds 10]
+    .venv/bin/python bench/abuse.py --sybil [--root CHECKOUT]
 
 With --backup, the backup run instead: a player's stream of moves while another process
 backs the database up online and reads it (docs/DEPLOY.md), then the server killed with
@@ -14,6 +15,11 @@ player (127.0.0.2 and up), so the per-client budgets see them as other clients, 
 be. Every flood is bounded in count and time, sends only to this machine, and stops by itself.
 Prints a markdown table: what each flood sent and how it was answered, then the player's move
 latency (p50, p99) and how long the player's solve waited to start.
+
+--sybil runs the Sybil run instead: twenty fresh cookies from one address each win a level
+in one move, and twenty more each lose another (they play a replay link's moves), and the
+table says where each level's rating stands after them (issue #42: from 1500 to 900 and to
+2100). --root serves the app from another checkout (to measure an older commit the same way).
 """
 
 from __future__ import annotations
@@ -390,7 +396,36 @@ def player(port: int, until: float, solve_at: float, report: dict) -> None:
     report["solve waited"] = solve_waited
 
 
-def serve(folder: str, port: int, web: int = 0) -> subprocess.Popen:
+#: The Sybil run's address, and the one that reads the levels' ratings afterwards.
+SYBILS, READER = "127.0.6.1", "127.0.6.2"
+#: (what, level, the play request each cookie sends): one move that wins, and a replay link's
+#: one move played (a loss: a win with moves the player did not find).
+SYBIL_RUNS = (
+    ("wins", "/sokoban/first-steps/1", {"action": "move", "moves": "r"}),
+    ("losses", "/sokoban/first-steps/4", {"action": "adopt", "moves": "u"}),
+)
+
+
+def sybil_run(port: int, cookies: int = 20) -> list[tuple[str, str, Counter, str]]:
+    """``cookies`` fresh cookies from one address each take a first attempt at a level; the
+    level's rating as its page shows it afterwards."""
+    rows = []
+    for what, level, fields in SYBIL_RUNS:
+        answers: Counter = Counter()
+        for _ in range(cookies):
+            browser = Browser(port, SYBILS)
+            if browser.open(level) != 200:
+                answers["page refused"] += 1
+                continue
+            status, _ = browser.post(level + "/play", **fields)
+            answers[status] += 1
+        _, page = Browser(port, READER).request("GET", level)
+        shown = re.search(rb"this level's (\d+)", page)
+        rows.append((what, level, answers, shown.group(1).decode() if shown else "not rated"))
+    return rows
+
+
+def serve(folder: str, port: int, web: int = 0, root: Path = ROOT) -> subprocess.Popen:
     """The app on ``port``: one gunicorn process as `make run` starts it, or with ``web``
     the scaled mode (`make cluster`: PostgreSQL, Redis, ``web`` web processes, two solver
     workers and a hint worker)."""
@@ -404,7 +439,7 @@ def serve(folder: str, port: int, web: int = 0) -> subprocess.Popen:
         command += ["--bind", f"127.0.0.1:{port}", "wsgi:app"]
     server = subprocess.Popen(
         [sys.executable, *command],
-        cwd=ROOT,
+        cwd=root,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -567,9 +602,14 @@ def main() -> None:
         action="store_true",
         help="the backup run instead: moves while another process backs up and reads, then a kill",
     )
+    parser.add_argument("--sybil", action="store_true", help="the Sybil run instead of floods")
+    parser.add_argument("--root", type=Path, default=ROOT, help="serve the app from this checkout")
     args = parser.parse_args()
     if args.backup:
         backup_during_moves(args.seconds)
+        return
+    if args.sybil:
+        sybil_main(args.root)
         return
     with tempfile.TemporaryDirectory() as folder:
         port = free_port()
@@ -625,6 +665,25 @@ def main() -> None:
     )
     before, after = report["rss before"], report["rss after"]
     print(f"| web processes' RSS before, after (MB) | {before:.0f}, {after:.0f} |")
+
+
+def sybil_main(root: Path) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        port = free_port()
+        server = serve(folder, port, root=root)
+        try:
+            time.sleep(3)
+            started = time.monotonic()
+            rows = sybil_run(port)
+            took = time.monotonic() - started
+        finally:
+            os.killpg(server.pid, 15)
+            server.wait(10)
+    print(f"Sybil run: 20 fresh cookies a level from {SYBILS}, in {took:.1f} s.\n")
+    print("| attempts | level | answers | the level's rating after |\n|---|---|---|---|")
+    for what, level, answers, rating in rows:
+        said = ", ".join(f"{count}× {status}" for status, count in sorted(answers.items()))
+        print(f"| {what} | {level} | {said} | {rating} |")
 
 
 def p99(values: list[float]) -> float:

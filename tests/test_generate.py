@@ -104,7 +104,9 @@ def test_the_daily_puzzles_are_the_same_for_everyone_and_new_each_day(app, monke
     assert all(link in page for link in first)  # yesterday's are in the archive
 
 
-def test_the_daily_result_to_share_gives_nothing_of_the_solution_away(app, client, monkeypatch):
+def test_the_daily_result_to_share_gives_nothing_of_the_solution_away(
+    app, client, monkeypatch, whole_solutions
+):
     from webapp.web import making
 
     monkeypatch.setattr(making, "today", lambda: datetime.date(2026, 11, 26))

@@ -148,8 +148,8 @@ def test_a_level_for_me_is_unsolved_and_near_my_rating(app, client):
         store = get_store()
         (mine,) = {row["player"] for row in store.query("SELECT player FROM games", ())}
 
-        def strong(me, level):
-            return (1800.0, 60.0, 0.06), level
+        def strong(me, level, *_moved):
+            return (1800.0, 60.0, 0.06), None, 0.0
 
         store.rate_attempt(mine, "vexed", "x/1", True, strong, ratings.new(), ratings.new())
         store.record_win(mine, "vexed", "childrens-pack/2", {"moves": 3})

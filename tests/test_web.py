@@ -273,7 +273,7 @@ def test_a_change_during_the_first_snapshot_is_sent_next(app, monkeypatch):
     assert rendered == ["running", "done"]
 
 
-def test_a_vexed_par_below_the_shortest_solution_says_so(client):
+def test_a_vexed_par_below_the_shortest_solution_says_so(client, whole_solutions):
     from webapp.games.vexed import GAME
     from webapp.search import Limits
     from webapp.solving import solve

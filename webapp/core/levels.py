@@ -191,6 +191,10 @@ def replay_view(
         "state": shown,
         "figures": game.count(found.level, spelled[:position]),
         "solved": game.is_solved(found.level, shown),
+        # Whether the link holds a solution (whatever position it shows): its figures then.
+        "solution": game.count(found.level, spelled)
+        if game.is_solved(found.level, state)
+        else None,
         # The moves listed: those around the position (a page stays small for a long link).
         "window": range(
             max(1, position - REPLAY_WINDOW), min(len(spelled), position + REPLAY_WINDOW) + 1

@@ -130,6 +130,12 @@ class Play:
     #: asks for it a dozen times, and on a long game each is a copy of the whole history).
     _edits: int = 0
     _moves: tuple[Any, list[str]] | None = None
+    #: Why the win on the board is kept but not ranked ("hasty": played faster than a person
+    #: could), or "": set when the win is saved.
+    unranked: str = ""
+    #: The player was shown a solution of this board (the store keeps it per player and
+    #: board): set by the web tier before a win is judged.
+    shown: bool = False
 
     # -- derived ------------------------------------------------------------------------------
     @property
@@ -155,8 +161,9 @@ class Play:
 
     @property
     def assisted(self) -> bool:
-        """Whether the board shows moves the player did not find (ASSIST)."""
-        return ASSIST in self._line()
+        """Whether the board shows moves the player did not find (ASSIST), or the player was
+        shown a solution of this board (``shown``): a win then is not their own."""
+        return self.shown or ASSIST in self._line()
 
     @property
     def state(self) -> Any:
@@ -258,7 +265,7 @@ class Play:
         if self.broken:
             raise IllegalMove("this saved game no longer replays; restart it to play on")
         state = self.state
-        mark = [ASSIST] if assisted and not self.assisted else []
+        mark = [ASSIST] if assisted and ASSIST not in self._line() else []
         played = []
         for token in tokens:
             if token in MARKS:

@@ -1,7 +1,12 @@
 """Glicko-2 ratings (Glickman, "Example of the Glicko-2 system", 2012), as lichess rates its
 puzzles: a player and a level are two rated sides, and a player's first unassisted attempt at
 a level is one game between them (a win for the player when they solve it on their own, a
-loss when they take the solver's or a replay's moves; hints count for nothing either way).
+loss when they were shown a solution: the solver's, a replay's, a hint's move).
+
+A level's rating is moved only by players with a history (``trusted``) and by no client (an
+address) more than a bounded amount a day (``first_attempt``): twenty fresh cookies from one
+address moved a level from 1500 to 900 in seconds, and ratings order the collections and
+"a level for me".
 
 Written out here against the paper's worked example (tests/test_records.py): the update is
 sixty lines, and the one package that offers it wraps it in mutable player objects.
@@ -19,6 +24,13 @@ NEW_RD, NEW_VOLATILITY, TAU = 350.0, 0.06, 0.5
 #: The least deviation kept (lichess keeps its puzzle ratings movable the same way), and the
 #: most a rating moves on one attempt.
 MIN_RD, MOST_CHANGE = 45.0, 300.0
+
+#: A player moves levels' ratings once they solved this many other levels on their own, the
+#: first at least this long ago: a fresh cookie moves only its own rating.
+TRUSTED_WINS, TRUSTED_SECONDS = 3, 86400.0
+#: The most one client (an address) moves one level's rating, and all levels' together, in
+#: a UTC day (a whole school behind one address still moves a level, by this much).
+CLIENT_LEVEL_POINTS, CLIENT_DAY_POINTS = 100.0, 400.0
 
 Rating = tuple[float, float, float]  # rating, deviation, volatility
 
@@ -87,6 +99,32 @@ def attempt(player: Rating, level: Rating, solved: bool) -> tuple[Rating, Rating
         _bounded(player, update(player, [(level, score)])),
         _bounded(level, update(level, [(player, 1.0 - score)])),
     )
+
+
+def trusted(wins: int, first_win: float | None, now: float) -> bool:
+    """Whether a player's first attempts move levels' ratings: TRUSTED_WINS levels solved on
+    their own (other than this one), the first TRUSTED_SECONDS ago or more."""
+    return wins >= TRUSTED_WINS and first_win is not None and now - first_win >= TRUSTED_SECONDS
+
+
+def first_attempt(
+    player: Rating,
+    level: Rating,
+    solved: bool,
+    trusted: bool,
+    moved_here: float = 0.0,
+    moved_today: float = 0.0,
+) -> tuple[Rating, Rating | None, float]:
+    """One first attempt: the player's new rating; the level's, or None when this attempt
+    leaves it as it is (an untrusted player, a client whose allowance for the day is spent);
+    and the points the level moved (counted against the client). ``moved_here`` and
+    ``moved_today``: what the client moved this level, and all levels, today."""
+    mine, its = attempt(player, level, solved)
+    allowance = min(CLIENT_LEVEL_POINTS - moved_here, CLIENT_DAY_POINTS - moved_today)
+    if not trusted or allowance <= 0:
+        return mine, None, 0.0
+    change = max(-allowance, min(allowance, its[0] - level[0]))
+    return mine, (level[0] + change, its[1], its[2]), abs(change)
 
 
 def _bounded(before: Rating, after: Rating) -> Rating:

@@ -1,6 +1,7 @@
 """Records: what every player's best on a level adds up to (the best by anyone, how many
 solved it, the median), the leaderboards of a level and of a collection, and a player's
-result set beside the best possible. Assisted wins never count: the store keeps them apart.
+result set beside the best possible. Assisted wins never count: the store keeps them apart;
+nor do wins played faster than a person could (``paced``): kept, but not ranked.
 """
 
 from __future__ import annotations
@@ -11,6 +12,19 @@ from typing import Any
 
 from webapp.games.base import Game
 from webapp.storage.store import Store
+
+#: A person's pace, the floor a real fast player never reaches: one move every 25 ms
+#: sustained (40 a second, the moves budget's own rate; a key held down repeats at most 30
+#: a second, and a fast player types a solution at under 10). An attempt starts with room
+#: for 12 moves at once (a game's first keys, a piece dragged along its path), and the room
+#: it earns back while nothing comes grows to 80: the page sends the keys that queued behind
+#: a slow answer together (a two-second stall at the door, typed through at 10 keys a
+#: second, is 20 of them). A page sends one key's move (or one drag) a text, so a solution
+#: posted whole at the start comes as one burst beyond the 12; posted later it needs the
+#: time a person at the floor would have taken.
+MOVE_FLOOR_SECONDS = 0.025
+BURST_MOVES = 12.0
+MOST_CREDIT = 80.0
 
 #: Rows a leaderboard shows.
 BOARD_ROWS = 10
@@ -103,3 +117,28 @@ def against(figures: dict[str, int], mark: Benchmark | None) -> str:
     if mine == value:
         return f"{result}, equal to the best known."
     return f"{result}; the best known is {value}."
+
+
+@dataclass(frozen=True)
+class Pace:
+    """The pace of one attempt: how many moves may still come at once (``credit``: BURST_MOVES
+    at the start, earned back at one per MOVE_FLOOR_SECONDS up to MOST_CREDIT), when the last
+    came, and whether more came at once than a person plays (then no win of this attempt is
+    ranked)."""
+
+    credit: float
+    at: float
+    hasty: bool = False
+
+
+def paced(before: Pace | None, now: float, moves: int, fresh: bool) -> Pace:
+    """The attempt's pace after ``moves`` moves came at ``now`` (clicks count one each: the
+    server works out their path). ``fresh``: the board showed no move before them, so a new
+    attempt starts with a full burst."""
+    if before is None or fresh:
+        credit, hasty = BURST_MOVES, False
+    else:
+        earned = max(0.0, now - before.at) / MOVE_FLOOR_SECONDS
+        credit, hasty = min(max(MOST_CREDIT, BURST_MOVES), before.credit + earned), before.hasty
+    credit -= moves
+    return Pace(max(0.0, credit), now, hasty or credit < 0)

@@ -15,6 +15,7 @@ from typing import Any
 from webapp.core import catalog
 from webapp.core.catalog import CUSTOM, LevelRef
 from webapp.core.errors import Refused, TooMany
+from webapp.core.text import check_text
 from webapp.games.base import Game
 from webapp.storage.store import Store
 
@@ -39,9 +40,11 @@ class Shelf:
 
 
 def check_titles(game: Game, levels: Sequence[Any]) -> None:
-    """Refused, naming the level, when a title is too long to keep."""
+    """Refused, naming the level, when a title is too long to keep or holds a character no
+    title may (webapp/core/text.py)."""
     for number, level in enumerate(levels[:MAX_LEVELS], 1):
         title = game.level_title(level)
+        check_text(title, f"title of level {number}")
         if len(title) > MAX_TITLE:
             raise Refused(
                 f"Level {number}'s title is {len(title):,} characters long; the most is "

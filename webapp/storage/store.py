@@ -111,6 +111,42 @@ CREATE TABLE IF NOT EXISTS authored (
     created DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (player, game, id)
 );
+CREATE TABLE IF NOT EXISTS shown (
+    player  TEXT NOT NULL,   -- boards whose solution (or a move of it) this player was shown:
+    game    TEXT NOT NULL,   -- a replay link's, the solver's, a hint's, the editor's; every
+    board   TEXT NOT NULL,   -- later win on them is assisted, even retyped after a restart
+    shown   DOUBLE PRECISION NOT NULL, -- (board: the content id, the same at any address)
+    PRIMARY KEY (player, game, board)
+);
+CREATE TABLE IF NOT EXISTS paces (
+    player  TEXT NOT NULL,   -- the pace of the attempt on a player's board (core/records.py):
+    game    TEXT NOT NULL,   -- the moves that may still come at once, when the last came,
+    level   TEXT NOT NULL,   -- and whether more came at once than a person plays
+    credit  DOUBLE PRECISION NOT NULL,
+    at      DOUBLE PRECISION NOT NULL,
+    hasty   INTEGER NOT NULL,
+    PRIMARY KEY (player, game, level)
+);
+CREATE TABLE IF NOT EXISTS unranked (
+    player  TEXT NOT NULL,   -- wins kept but not ranked: played faster than a person could
+    game    TEXT NOT NULL,
+    level   TEXT NOT NULL,
+    best    TEXT NOT NULL,   -- JSON {counter: smallest value in any such win}
+    solved  DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (player, game, level)
+);
+CREATE TABLE IF NOT EXISTS rated_by (
+    client  TEXT NOT NULL,   -- how far one client (a keyed hash of its address) moved a
+    day     TEXT NOT NULL,   -- level's rating on a UTC day: bounded (core/ratings.py)
+    game    TEXT NOT NULL,
+    level   TEXT NOT NULL,
+    points  DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (client, day, game, level)
+);
+CREATE TABLE IF NOT EXISTS names (
+    name_key TEXT PRIMARY KEY, -- a display name up to confusables (core/text.py): one player
+    player  TEXT NOT NULL      -- holds each
+);
 CREATE INDEX IF NOT EXISTS results_level ON results (game, level);
 CREATE INDEX IF NOT EXISTS games_updated ON games (updated);
 """
@@ -127,6 +163,12 @@ class StaleGame(Exception):
     save was refused and nothing was written; the page loads the game again."""
 
 
+#: Keeps an attempt's pace (credit, at, hasty).
+PACE = (
+    "INSERT INTO paces (player, game, level, credit, at, hasty) VALUES (?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (player, game, level) DO UPDATE SET credit=excluded.credit, at=excluded.at, "
+    "hasty=excluded.hasty"
+)
 #: ``save_game`` without an ``expected`` version: the game is written whatever is stored.
 UNCHECKED: Any = object()
 
@@ -329,26 +371,34 @@ class Store:
         *,
         assisted: bool = False,
         expected: SavedGame | None = UNCHECKED,
+        hasty: bool = False,
+        pace: tuple[float, float, bool] | None = None,
     ) -> None:
         """Keep the game; with ``win`` (the figures of the win it ends in), record the win in
         the same transaction, so the game is never saved solved without its result. An
         ``assisted`` win (a solver's solution, a replay link's moves) marks the level solved
-        with help and leaves the player's best as it was.
+        with help and leaves the player's best as it was; a ``hasty`` one (played faster than
+        a person could) is kept apart, unranked, and leaves it as it was too. ``pace``, the
+        attempt's pace after this save (webapp/core/records.py), is kept with it.
 
         ``expected`` is the game as it was loaded (None: there was none): the save happens
         only if that is still what is stored, else StaleGame and nothing is written. So a
         save never silently overwrites moves another tab or web process made meanwhile."""
         if self.recent is None:
-            self._save_game(player, game, level, saved, win, assisted, expected)
+            self._save_game(player, game, level, saved, win, assisted, expected, hasty, pace)
             return
         with self.recent.writing:
             try:
-                best = self._save_game(player, game, level, saved, win, assisted, expected)
+                best = self._save_game(
+                    player, game, level, saved, win, assisted, expected, hasty, pace
+                )
             except StaleGame:
                 self.recent.forget(("game", player, game, level))
                 raise
             copy = SavedGame(list(saved.history), saved.cursor)
             self.recent.put(("game", player, game, level), copy)
+            if pace is not None:
+                self.recent.put(("pace", player, game, level), pace)
             if best is not None:
                 self.recent.put(("best", player, game, level), dict(best))
 
@@ -361,6 +411,8 @@ class Store:
         win: dict[str, int] | None,
         assisted: bool = False,
         expected: SavedGame | None = UNCHECKED,
+        hasty: bool = False,
+        pace: tuple[float, float, bool] | None = None,
     ) -> dict[str, int] | None:
         history = json.dumps(saved.history)
         if expected is UNCHECKED:
@@ -388,18 +440,25 @@ class Store:
             if statements.run(sql, row) == 0 and expected is not UNCHECKED:
                 raise StaleGame(f"{player}/{game}/{level} changed since it was loaded")
 
-        if win is None:
-            write_game(self)  # one statement, its own transaction: the common move
+        if win is None and pace is None:
+            write_game(self)  # one statement, its own transaction
             return None
 
         def save_both(statements: Statements) -> dict[str, int] | None:
             write_game(statements)
+            if pace is not None:  # the common move: the game and its pace, one commit
+                statements.run(PACE, (player, game, level, pace[0], pace[1], int(pace[2])))
+            if win is None:
+                return None
             if assisted:
                 statements.run(
                     "INSERT INTO assisted (player, game, level, solved) VALUES (?, ?, ?, ?) "
                     "ON CONFLICT (player, game, level) DO NOTHING",
                     (player, game, level, self.clock()),
                 )
+                return None
+            if hasty:
+                self._merge_win(statements, player, game, level, win, "unranked")
                 return None
             return self._merge_win(statements, player, game, level, win)
 
@@ -444,24 +503,32 @@ class Store:
         )
 
     def _merge_win(
-        self, statements: Statements, player: str, game: str, level: str, figures: dict[str, int]
+        self,
+        statements: Statements,
+        player: str,
+        game: str,
+        level: str,
+        figures: dict[str, int],
+        table: str = "results",
     ) -> dict[str, int]:
-        """Within a transaction: fold one win's figures into the best ones; the new best."""
+        """Within a transaction: fold one win's figures into the best ones; the new best.
+        ``table`` is ``results`` (ranked) or ``unranked`` (the same columns)."""
         key = (player, game, level)
         # The row exists before it is read, so ``lock_row`` has a row to hold.
         statements.run(
-            "INSERT INTO results (player, game, level, best, solved) VALUES (?, ?, ?, ?, ?) "
+            f"INSERT INTO {table} (player, game, level, best, solved) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT (player, game, level) DO NOTHING",
             (*key, "{}", self.clock()),
         )
         row = statements.query(
-            "SELECT best FROM results WHERE player=? AND game=? AND level=?" + self.lock_row, key
+            f"SELECT best FROM {table} WHERE player=? AND game=? AND level=?" + self.lock_row,
+            key,
         )[0]
         best = json.loads(row["best"])
         for counter, value in figures.items():
             best[counter] = min(value, best.get(counter, value))
         statements.run(
-            "UPDATE results SET best=? WHERE player=? AND game=? AND level=?",
+            f"UPDATE {table} SET best=? WHERE player=? AND game=? AND level=?",
             (json.dumps(best), *key),
         )
         return best
@@ -515,6 +582,13 @@ class Store:
                 "DELETE FROM titles WHERE NOT EXISTS (SELECT 1 FROM levels "
                 "WHERE levels.game = titles.game AND levels.id = titles.id)"
             )
+            statements.run(
+                "DELETE FROM paces WHERE NOT EXISTS (SELECT 1 FROM games WHERE games.player "
+                "= paces.player AND games.game = paces.game AND games.level = paces.level)"
+            )
+            # A client's rating allowance counts one UTC day: older days are spent.
+            yesterday = time.strftime("%Y-%m-%d", time.gmtime(self.clock() - 86400))
+            statements.run("DELETE FROM rated_by WHERE day < ?", (yesterday,))
             return games, levels
 
         removed = self.transaction(sweep)
@@ -583,12 +657,34 @@ class Store:
         rows = self.query("SELECT name FROM players WHERE player=?", (player,))
         return (rows[0]["name"] or "") if rows else ""
 
-    def set_name(self, player: str, name: str) -> None:
-        self.run(
-            "INSERT INTO players (player, name) VALUES (?, ?) "
-            "ON CONFLICT (player) DO UPDATE SET name=excluded.name",
-            (player, name or None),
-        )
+    def set_name(self, player: str, name: str, name_key: str = "") -> bool:
+        """Show ``name`` for this player; with ``name_key`` (the name up to confusables) only
+        if no other player holds that key: False, and nothing changed, when one does."""
+
+        def claim(statements: Statements) -> bool:
+            if name_key:
+                # Claimed first, changing nothing if it is taken: two players claiming one
+                # key at once on PostgreSQL meet at the key, never both hold it.
+                taken = statements.run(
+                    "INSERT INTO names (name_key, player) VALUES (?, ?) "
+                    "ON CONFLICT (name_key) DO NOTHING",
+                    (name_key, player),
+                )
+                if not taken:
+                    holder = statements.query(
+                        "SELECT player FROM names WHERE name_key=?", (name_key,)
+                    )
+                    if holder and holder[0]["player"] != player:
+                        return False
+            statements.run("DELETE FROM names WHERE player=? AND name_key<>?", (player, name_key))
+            statements.run(
+                "INSERT INTO players (player, name) VALUES (?, ?) "
+                "ON CONFLICT (player) DO UPDATE SET name=excluded.name",
+                (player, name or None),
+            )
+            return True
+
+        return self.transaction(claim)
 
     def preferences(self, player: str) -> dict[str, Any]:
         """The settings this player chose (colours, motion, sound...), wherever they chose
@@ -653,12 +749,17 @@ class Store:
         game: str,
         level: str,
         won: bool,
-        rate: Callable[[Any, Any], tuple[Any, Any]],
+        rate: Callable[[Any, Any, float, float], tuple[Any, Any, float]],
         level_start: tuple[float, float, float],
         player_start: tuple[float, float, float],
+        client: str = "",
     ) -> bool:
-        """Count a player's first attempt at a level, once: ``rate(player's, level's)`` gives
-        both new (rating, deviation, volatility); False when it was counted before."""
+        """Count a player's first attempt at a level, once: ``rate(player's, level's, what
+        the client moved this level today, what it moved in all today)`` gives the player's
+        new (rating, deviation, volatility) or None, the level's or None (left as it is), and
+        the points the level moved, counted against ``client`` for the UTC day. False when
+        an attempt was counted before."""
+        day = time.strftime("%Y-%m-%d", time.gmtime(self.clock()))
 
         def count(statements: Statements) -> bool:
             taken = statements.run(
@@ -675,6 +776,12 @@ class Store:
                 "SELECT rating, rd, volatility, plays FROM ratings WHERE game=? AND level=?",
                 (game, level),
             )
+            moved = statements.query(
+                "SELECT COALESCE(SUM(points), 0) AS total, COALESCE(SUM(CASE WHEN game=? AND "
+                "level=? THEN points ELSE 0 END), 0) AS here FROM rated_by WHERE client=? "
+                "AND day=?",
+                (game, level, client, day),
+            )[0]
             me = player_start
             if mine and mine[0]["rating"] is not None:
                 me = (mine[0]["rating"], mine[0]["rd"], mine[0]["volatility"])
@@ -683,23 +790,93 @@ class Store:
             if theirs:
                 row = theirs[0]
                 it, plays = (row["rating"], row["rd"], row["volatility"]), row["plays"]
-            new_me, new_it = rate(me, it)
-            statements.run(
-                "INSERT INTO players (player, rating, rd, volatility) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (player) DO UPDATE SET rating=excluded.rating, rd=excluded.rd, "
-                "volatility=excluded.volatility",
-                (player, *new_me),
-            )
-            statements.run(
-                "INSERT INTO ratings (game, level, rating, rd, volatility, plays) "
-                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (game, level) DO UPDATE SET "
-                "rating=excluded.rating, rd=excluded.rd, volatility=excluded.volatility, "
-                "plays=excluded.plays",
-                (game, level, *new_it, plays + 1),
-            )
+            new_me, new_it, points = rate(me, it, float(moved["here"]), float(moved["total"]))
+            if new_me is not None:
+                statements.run(
+                    "INSERT INTO players (player, rating, rd, volatility) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (player) DO UPDATE SET rating=excluded.rating, "
+                    "rd=excluded.rd, volatility=excluded.volatility",
+                    (player, *new_me),
+                )
+            if new_it is not None:
+                statements.run(
+                    "INSERT INTO ratings (game, level, rating, rd, volatility, plays) "
+                    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (game, level) DO UPDATE SET "
+                    "rating=excluded.rating, rd=excluded.rd, volatility=excluded.volatility, "
+                    "plays=excluded.plays",
+                    (game, level, *new_it, plays + 1),
+                )
+            if points:
+                statements.run(
+                    "INSERT INTO rated_by (client, day, game, level, points) "
+                    "VALUES (?, ?, ?, ?, ?) ON CONFLICT (client, day, game, level) "
+                    "DO UPDATE SET points = rated_by.points + excluded.points",
+                    (client, day, game, level, points),
+                )
             return True
 
         return self.transaction(count)
+
+    def standing(self, player: str, game: str, level: str) -> tuple[int, float | None]:
+        """How many levels other than this one the player solved on their own (ranked), and
+        when the first of them was solved (None: none)."""
+        rows = self.query(
+            "SELECT COUNT(*) AS wins, MIN(solved) AS first FROM results WHERE player=? "
+            "AND NOT (game=? AND level=?)",
+            (player, game, level),
+        )
+        return int(rows[0]["wins"]), rows[0]["first"]
+
+    # -- what a player was shown, and the pace of their play ----------------------------------
+    def mark_shown(self, player: str, game: str, board: str) -> None:
+        """This player was shown a solution of ``board`` (or a move of one)."""
+        self.run(
+            "INSERT INTO shown (player, game, board, shown) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (player, game, board) DO NOTHING",
+            (player, game, board, self.clock()),
+        )
+
+    def was_shown(self, player: str, game: str, board: str) -> bool:
+        rows = self.query(
+            "SELECT 1 AS one FROM shown WHERE player=? AND game=? AND board=?",
+            (player, game, board),
+        )
+        return bool(rows)
+
+    def pace(self, player: str, game: str, level: str) -> tuple[float, float, bool] | None:
+        """The pace of the attempt on this board: (credit, at, hasty); None before any. Read
+        on every move, so kept in ``recent`` when there is one."""
+        key = ("pace", player, game, level)
+        if self.recent is not None:
+            kept = self.recent.get(key)
+            if kept is not MISSING:
+                return kept
+            writes = self.recent.writes("pace")
+        rows = self.query(
+            "SELECT credit, at, hasty FROM paces WHERE player=? AND game=? AND level=?",
+            (player, game, level),
+        )
+        found = (rows[0]["credit"], rows[0]["at"], bool(rows[0]["hasty"])) if rows else None
+        if self.recent is not None:
+            self.recent.put(key, found, read_after=writes)
+        return found
+
+    def set_pace(self, player: str, game: str, level: str, pace: tuple[float, float, bool]) -> None:
+        row = (player, game, level, pace[0], pace[1], int(pace[2]))
+        if self.recent is None:
+            self.run(PACE, row)
+            return
+        with self.recent.writing:
+            self.run(PACE, row)
+            self.recent.put(("pace", player, game, level), pace)
+
+    def unranked_best(self, player: str, game: str, level: str) -> dict[str, int] | None:
+        """The best of this player's wins kept but not ranked (played too fast), if any."""
+        rows = self.query(
+            "SELECT best FROM unranked WHERE player=? AND game=? AND level=?",
+            (player, game, level),
+        )
+        return json.loads(rows[0]["best"]) if rows else None
 
     # -- levels made in the editor ------------------------------------------------------------
     def save_authored(self, player: str, game: str, level_id: str, author: str) -> None:

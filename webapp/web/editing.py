@@ -13,7 +13,6 @@ back as the game's own level text, so the checks are the game's rules:
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import urlencode
 
@@ -32,7 +31,8 @@ from webapp import games
 from webapp.core import sharing
 from webapp.core.catalog import CUSTOM, LevelRef
 from webapp.core.errors import NotFound, Refused, Unavailable
-from webapp.core.levels import get_game
+from webapp.core.levels import MAX_LINK_MOVES, get_game
+from webapp.core.text import check_text, read_json
 from webapp.games.base import (
     Draft,
     Editor,
@@ -46,7 +46,7 @@ from webapp.jobs.base import Busy, wait_for
 from webapp.search import Limits
 from webapp.web.budgets import limit, waiting_elsewhere
 from webapp.web.database import get_store
-from webapp.web.levels import find_level, shelf
+from webapp.web.levels import find_level, mark_board_shown, shelf
 from webapp.web.players import player_id
 from webapp.web.solvers import get_runner, job_request
 
@@ -75,12 +75,7 @@ def editable(game_name: str) -> tuple[Game, Editor]:
 
 def read_draft(game: Game, editor: Editor, raw: str) -> Draft:
     """The draft a page sent, checked for shape and size before the game reads it."""
-    if len(raw.encode()) > MAX_DRAFT_BYTES:
-        raise Refused(f"The draft is too large (the most is {MAX_DRAFT_BYTES:,} bytes).")
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        raise Refused("The draft is not readable (JSON was expected).") from None
+    data = read_json(raw, "draft", MAX_DRAFT_BYTES)
     if not isinstance(data, dict):
         raise Refused("The draft is not readable (an object was expected).")
     rows, fields = data.get("rows"), data.get("fields", {})
@@ -104,7 +99,7 @@ def read_draft(game: Game, editor: Editor, raw: str) -> Draft:
             raise Refused(f"The draft has a setting {str(name)[:20]!r} that {game.title} has not.")
         if len(value) > MAX_FIELD:
             raise Refused(f"The {name} is too long (the most is {MAX_FIELD} characters).")
-        kept[name] = value
+        kept[name] = check_text(value, name)
     draft = Draft([[str(cell) for cell in row] for row in rows], kept)
     looks = editor.looks(draft)
     for r, row in enumerate(draft.rows):
@@ -271,6 +266,8 @@ def verdict(game_name: str) -> Response:
             found = {"status": "unknown", "reason": f"not decided within {seconds:g} s"}
     else:
         found = result.extra["verdict"]
+    if found.get("solution"):
+        mark_board_shown(game, level)  # the editor shows it: a win on this board is assisted
     return jsonify(
         status=found["status"],
         html=_verdict_html(game, found),
@@ -330,6 +327,7 @@ def save(game_name: str) -> Response:
     author = " ".join(request.form.get("author", "").split())
     if len(author) > MAX_FIELD:
         raise Refused(f"The author's name is too long (the most is {MAX_FIELD} characters).")
+    check_text(author, "author's name")
     try:
         level = level_of(game, editor, draft)
     except LevelError as error:
@@ -340,6 +338,11 @@ def save(game_name: str) -> Response:
         return redirect(ref.path, code=303)
     if intent == "watch":
         moves = request.form.get("moves", "")
+        if len(moves) > MAX_LINK_MOVES:  # it rides in the address the page is sent to
+            raise Refused(
+                f"The solution is too long to watch ({len(moves):,} characters); an address "
+                f"carries {MAX_LINK_MOVES:,} at most."
+            )
         try:
             game.split_moves(moves)
         except MoveError as error:

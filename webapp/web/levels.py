@@ -7,6 +7,8 @@ and form, so every core function renders the same whoever calls it.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +19,10 @@ from webapp.core import levels as core
 from webapp.core.errors import TooMany
 from webapp.core.levels import MAX_LINK_MOVES, STATES, Found, replay_url
 from webapp.core.play import Play
-from webapp.core.records import Benchmark, Records, against, level_records
+from webapp.core.records import Benchmark, Pace, Records, against, level_records, paced
 from webapp.games.base import Game
 from webapp.storage.store import SavedGame
-from webapp.web.budgets import LEVEL_BYTES, NEW_GAMES
+from webapp.web.budgets import LEVEL_BYTES, NEW_GAMES, client_key
 from webapp.web.database import get_store
 from webapp.web.players import player_id
 from webapp.web.solvers import get_tables
@@ -54,6 +56,20 @@ def replay_context(found: Found, text: str, at: str | None) -> dict[str, Any]:
     return core.replay_view(found, text, "0" if at is None else at, kept)
 
 
+def replay_seen(found: Found, replay: dict[str, Any]) -> None:
+    """A replay link holding a solution was shown to this player ("watch a shorter solution",
+    a link passed on, the editor's watch): the board counts as shown to them, unless their
+    own best is already as good as the link's (their own replay, say)."""
+    figures = replay.get("solution")
+    if figures is None or not player_id():
+        return
+    first = found.game.counters[0]
+    best = get_store().best(player_id(), found.game.name, found.ref.key)
+    if best is not None and best.get(first, 1 << 30) <= figures.get(first, 0):
+        return
+    mark_shown(found)
+
+
 def load_play(found: Found) -> Play:
     """The player's game on this level. A stored history the rules no longer accept (the
     level changed under it) is kept as it is: the game shows the position before the first
@@ -69,43 +85,99 @@ def load_play(found: Found) -> Play:
     return play
 
 
-def save_play(found: Found, play: Play) -> None:
-    """Store the game, and the win with its figures: the player's own, or an assisted one
-    (moves from a solver or a replay link), which never becomes their best."""
+def save_play(found: Found, play: Play, moves: int = 0, fresh: bool = False) -> None:
+    """Store the game, and the win with its figures: the player's own; an assisted one (moves
+    from a solver or a replay link, or on a board whose solution the player was shown), which
+    never becomes their best; or a hasty one (played faster than a person could), kept but
+    not ranked. ``moves``: how many moves the action brought (each click one), for the pace;
+    ``fresh``: the board showed none before them."""
     if play.broken or not player_id():
         return  # a history that no longer replays is kept as it is; a visitor keeps nothing
     if play.version is None and not NEW_GAMES.charge(1):
         raise TooMany(NEW_GAMES.message)  # each new game is a stored history
-    win = play.figures if play.solved and play.moves else None
+    store, player = get_store(), player_id()
+    game, key = found.game.name, found.ref.key
+    hasty, kept_pace = False, None
+    if moves:
+        kept = store.pace(player, game, key)
+        pace = paced(Pace(*kept) if kept else None, store.clock(), moves, fresh)
+        kept_pace, hasty = (pace.credit, pace.at, pace.hasty), pace.hasty
+    won = play.solved and bool(play.moves)
+    if won:
+        if not moves:  # a win by redo: the attempt's pace as it stands
+            kept = store.pace(player, game, key)
+            hasty = bool(kept and kept[2])
+        play.shown = play.shown or store.was_shown(player, game, board_of(found))
+        play.unranked = "hasty" if hasty and not play.assisted else ""
     saved = SavedGame(play.history, play.cursor)
-    get_store().save_game(
-        player_id(),
-        found.game.name,
-        found.ref.key,
+    store.save_game(
+        player,
+        game,
+        key,
         saved,
-        win=win,
+        win=play.figures if won else None,
         assisted=play.assisted,
         expected=play.version,
+        hasty=bool(play.unranked),
+        pace=kept_pace,
     )
     play.version = SavedGame(list(play.history), play.cursor)
-    if play.solved and play.moves:
-        rate_first_attempt(found, won=not play.assisted)
+    if won:
+        rate_first_attempt(found, won=not play.assisted, counts=not play.unranked)
 
 
-def rate_first_attempt(found: Found, won: bool) -> None:
-    """The player's first finished attempt at a level moves both ratings, once: solved on
-    their own is a win, with the solver's or a replay's moves a loss (hints count neither
-    way). A level not rated yet starts where its known optimum places it."""
+def board_of(found: Found) -> str:
+    """The board's own id, the same at every address it has (a collection's, a paste's, the
+    editor's copy): what a player was shown a solution of is marked by it."""
+    return catalog.content_id(found.game, found.level)
+
+
+def mark_shown(found: Found) -> None:
+    """This player was shown a solution of this board (or a move of one): every later win
+    on it is assisted, even retyped by hand after a restart."""
+    mark_board_shown(found.game, found.level)
+
+
+def mark_board_shown(game: Game, level: Any) -> None:
+    """``mark_shown`` for a board at no address yet (the editor's draft): the same board
+    saved or pasted later, or found in a collection, has the same id."""
+    if player_id():
+        get_store().mark_shown(player_id(), game.name, catalog.content_id(game, level))
+
+
+def rate_first_attempt(found: Found, won: bool, counts: bool = True) -> None:
+    """The player's first finished attempt at a level, counted once: solved on their own is
+    a win, after being shown a solution a loss; one played faster than a person could
+    (``counts`` False) moves nothing. It moves the player's rating, and the level's only for
+    a trusted player and within the client's allowance for the day (webapp/core/ratings.py).
+    A level not rated yet starts where its known optimum places it."""
+    store, player = get_store(), player_id()
     level_start = ratings.new(ratings.predicted(found.game, optimum_of(found)))
-    get_store().rate_attempt(
-        player_id(),
+    wins, first = store.standing(player, found.game.name, found.ref.key)
+    trusted = ratings.trusted(wins, first, store.clock())
+
+    def rate(mine: Any, its: Any, moved_here: float, moved_today: float) -> Any:
+        if not counts:
+            return None, None, 0.0
+        return ratings.first_attempt(mine, its, won, trusted, moved_here, moved_today)
+
+    store.rate_attempt(
+        player,
         found.game.name,
         found.ref.key,
         won,
-        lambda mine, its: ratings.attempt(mine, its, won),
+        rate,
         level_start,
         ratings.new(),
+        client=rater(),
     )
+
+
+def rater() -> str:
+    """The client a rating change is counted against: its address (an IPv6 /56), kept as a
+    keyed hash, so the store holds no address."""
+    secret = str(current_app.config["SECRET_KEY"]).encode()
+    return hmac.new(secret, f"rater {client_key()}".encode(), hashlib.sha256).hexdigest()[:24]
 
 
 def optimum_of(found: Found) -> int | None:

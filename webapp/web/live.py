@@ -22,11 +22,20 @@ from webapp.core.catalog import POSITION, LevelRef
 from webapp.core.errors import NotFound, Refused
 from webapp.core.play import Play
 from webapp.core.playback import Playback
+from webapp.core.text import MAX_JSON_DEPTH, json_depth
 from webapp.games.base import LevelError, MoveError
 from webapp.jobs.base import Busy, Job
 from webapp.solving import check_solution
 from webapp.web.budgets import client_key, limit, socket_turn, waiting_elsewhere
-from webapp.web.levels import Found, find_level, load_play, play_context, save_play, shelf
+from webapp.web.levels import (
+    Found,
+    find_level,
+    load_play,
+    mark_shown,
+    play_context,
+    save_play,
+    shelf,
+)
 from webapp.web.players import player_id, same_origin
 from webapp.web.solvers import get_runner, get_tables, hint_limits, job_request, web_limits
 from webapp.web.watch import playback_of, render_frame, render_panel, render_stream, stopped_at
@@ -272,6 +281,7 @@ def next_move_hint(found: Found, play: Play) -> str:
     tables, _pending = get_tables().get(game, found.level)
     tokens = game.quick_hint(found.level, play.state, tables)
     if tokens:
+        mark_shown(found)  # a move of a solution: a win on this board is not the player's own
         return "Next move: " + game.describe_move(found.level, play.state, tokens[0])
     limits = hint_limits()
     algorithm = game.default_for(found.level)
@@ -288,6 +298,7 @@ def next_move_hint(found: Found, play: Play) -> str:
     if result is None:
         return "No hint in time; try again."
     if result.status == "solved" and result.moves:
+        mark_shown(found)
         return "Next move: " + game.describe_move(found.level, play.state, result.moves[0])
     return hint_failure(result, limits.seconds)
 
@@ -380,7 +391,11 @@ def stream(
             if window_count > MESSAGES_PER_SECOND:
                 ws.close(reason=1008, message="too many messages")
                 return
-            handled = handle_message(message, found, job)
+            try:
+                handled = handle_message(message, found, job)
+            except Refused as refused:  # named on the page; the stream goes on
+                ws.send(render_template("partials/live_note.html", note=refused.message))
+                handled = ""
             stepped = handled == "frame"
             changed = handled == "all"
         playback = playback_of(job, found.game, found.level)
@@ -445,11 +460,19 @@ PLAYBACK_COMMANDS: dict[str, Callable[[Playback, dict[str, Any]], str]] = {
 
 
 def handle_message(message: Any, found: Found, job: Job) -> str:
-    """Apply one command from the page: "all" or "frame" for what to send again, "" for none."""
+    """Apply one command from the page: "all" or "frame" for what to send again, "" for none.
+    Malformed JSON is ignored; JSON nested deeper than any command is Refused, checked before
+    it is parsed (the parser's recursion failed on it, and the handler with it)."""
+    text = message.decode("utf-8", "replace") if isinstance(message, bytes) else str(message)
+    if json_depth(text) > MAX_JSON_DEPTH:
+        raise Refused(
+            f"The page sent a message nested too deeply (the most is {MAX_JSON_DEPTH} levels "
+            "of arrays and objects); it was ignored."
+        )
     try:
-        data = json.loads(message)
+        data = json.loads(text)
         action = data.get("action")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         return ""
     if action == "cancel":
         job.stop()

@@ -13,9 +13,10 @@ import random
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Blueprint, Flask, Response, redirect, render_template, request
+from flask import Blueprint, Flask, Response, current_app, redirect, render_template, request
 
 from webapp import games
+from webapp.core import daily as daily_rules
 from webapp.core import sharing
 from webapp.core.catalog import CUSTOM, POSITION, LevelRef
 from webapp.core.errors import NotFound, Refused, Unavailable
@@ -123,20 +124,23 @@ def today() -> datetime.date:
 
 
 def daily_ref(game: Game, day: datetime.date) -> LevelRef:
-    """The puzzle of ``day``: made from the date, and never a level an earlier day had (a
-    repeat takes the next seed of the day)."""
+    """The puzzle of ``day``: made from a seed only this instance's secret gives
+    (webapp/core/daily.py), and never a level another day had (a repeat takes the day's
+    next seed)."""
     store = get_store()
     known = store.daily(game.name)
-    stamp = day.isoformat()
-    if stamp in known:
-        return _ref_of(game, known[stamp])
-    earlier = set(known.values())
-    for attempt in range(1, 20):
-        seed = stamp if attempt == 1 else f"{stamp}-{attempt}"
-        ref = made_ref(game, DAILY_DIFFICULTY, seed)
-        if (ref.custom_id or "") not in earlier:
-            return _ref_of(game, store.save_daily(game.name, stamp, ref.custom_id or ""))
-    raise Unavailable("Today's puzzle could not be made; try again later.")
+    secret = current_app.config["SECRET_KEY"]
+    picked = daily_rules.pick(
+        secret,
+        day,
+        known,
+        lambda seed: made_ref(game, DAILY_DIFFICULTY, seed).custom_id or "",
+    )
+    if picked is None:
+        raise Unavailable("Today's puzzle could not be made; try again later.")
+    if day.isoformat() in known:
+        return _ref_of(game, picked)
+    return _ref_of(game, store.save_daily(game.name, day.isoformat(), picked))
 
 
 def _ref_of(game: Game, level_id: str) -> LevelRef:
@@ -144,17 +148,17 @@ def _ref_of(game: Game, level_id: str) -> LevelRef:
     return LevelRef(game.name, kind, custom_id=level_id)
 
 
-def streak(game: Game, days: list[tuple[datetime.date, LevelRef]]) -> int:
-    """How many days in a row, up to today (or yesterday, before today's is solved), this
-    player solved the day's puzzle on their own."""
-    solved = get_store().solved(player_id(), game.name) if player_id() else set()
-    count = 0
-    for index, (_day, ref) in enumerate(days):
-        if ref.key in solved:
-            count += 1
-        elif index > 0:
-            break
-    return count
+def streak(game: Game, day: datetime.date, known: dict[str, str]) -> int:
+    """How many days in a row, up to ``day`` (or the day before, while its puzzle is not
+    solved), this player solved the day's puzzle on their own."""
+    if not player_id():
+        return 0
+    solved = get_store().solved(player_id(), game.name)
+    puzzles = {
+        datetime.date.fromisoformat(stamp): _ref_of(game, level_id).key
+        for stamp, level_id in known.items()
+    }
+    return daily_rules.streak(day, puzzles, solved)
 
 
 @bp.get("/daily")
@@ -172,6 +176,7 @@ def daily() -> str:
             if stamp < day.isoformat()
         ][:ARCHIVE_DAYS]
         ref = daily_ref(game, day)
+        known[day.isoformat()] = ref.custom_id or ""
         results = get_store().results(player_id(), game.name, [ref.key]) if player_id() else {}
         made = get_store().made(game.name, ref.custom_id or "") or {}
         shown.append(
@@ -180,7 +185,7 @@ def daily() -> str:
                 "ref": ref,
                 "made": made,
                 "past": past,
-                "streak": streak(game, [(day, ref), *past]),
+                "streak": streak(game, day, known),
                 "share": share_text(game, day, results.get(ref.key), made),
             }
         )

@@ -42,10 +42,12 @@ from webapp.web.levels import (
     Found,
     find_level,
     load_play,
+    mark_shown,
     picture_folder,
     play_context,
     progress,
     replay_context,
+    replay_seen,
     save_play,
     shelf,
 )
@@ -161,6 +163,7 @@ def level_page(game_name: str, collection: str, ident: str) -> Response | str:
             replay = replay_context(found, moves, request.args.get("at"))
         except Refused as refused:  # not a dead end: the level itself, saying what failed
             return render_template("level.html", **_level_context(found, refused.message)), 400
+        replay_seen(found, replay)
     context = _level_context(found)
     if replay:
         context.update(replay=replay, state=replay["state"])
@@ -249,8 +252,11 @@ def _act(found: Found) -> Response | str:
         message = str(exc)
         if request.form.get("quiet") == "1" and not play.broken:
             return Response(status=204)
-    save_play(found, play)
     played = len(play.moves) - shown if action in ("move", "click") else 0
+    # The pace counts each key's move (a page sends one a text) and each click once (the
+    # server works out a click's path): a solution posted whole is one burst of all its moves.
+    paced = min(played, 1) if action == "click" else max(played, 0)
+    save_play(found, play, moves=paced, fresh=shown == 0)
     board = render_template(
         "partials/play.html", **play_context(found, play, message, action, played)
     )
@@ -299,6 +305,8 @@ def _play_from_here(found: Found, play: Play) -> Response:
         play.replace(tokens, assisted=True)
     except IllegalMove as exc:
         raise Refused(f"This replay link does not work on this level: {exc}") from None
+    if play.solved:
+        mark_shown(found)  # a solution handed over: retyped after a restart, still not theirs
     save_play(found, play)
     return redirect(_with_picture(found.game, found.ref.path), code=303)
 

@@ -18,6 +18,7 @@ from webapp.core.catalog import LevelRef
 from webapp.core.errors import NotFound, Refused
 from webapp.core.levels import Found, get_game
 from webapp.core.records import collection_board, level_records
+from webapp.core.text import check_text, is_reserved, name_key, read_json
 from webapp.storage.store import StoreUnavailable
 from webapp.web.budgets import limit
 from webapp.web.database import get_store
@@ -84,14 +85,17 @@ def collection_standing(
 
 
 def check_name(name: str) -> str:
-    """The name as kept; Refused, saying why, for one that cannot be shown."""
-    name = name.strip()
+    """The name as kept; Refused, saying why, for one that cannot be shown: an invisible,
+    control or bidirectional character (webapp/core/text.py), a sign, or a reserved name."""
+    name = check_text(name, "name").strip()
     if not name:
         return ""
     if not NAME.fullmatch(name) or "  " in name:
         raise Refused(
             "A name is 2 to 24 letters, digits, single spaces and - _ . ' (no other signs)."
         )
+    if is_reserved(name):
+        raise Refused(f"{name!r} is kept for the site; choose another name.")
     return name
 
 
@@ -106,8 +110,9 @@ def settings() -> Response | str | tuple[str, int]:
         except Refused as refused:
             message, status = refused.message, 400
         else:
-            get_store().set_name(player_id(), name)
-            return redirect("/settings?saved=1", code=303)
+            if get_store().set_name(player_id(), name, name_key(name) if name else ""):
+                return redirect("/settings?saved=1", code=303)
+            message, status = "Another player's name is that one, or looks like it.", 400
     player = player_id()
     name = get_store().name(player) if player else ""
     mine = get_store().player_rating(player) if player else None
@@ -128,6 +133,10 @@ PREFERENCES: dict[str, tuple[Any, ...]] = {
 }
 
 
+#: The most bytes of JSON a page's kept settings take (five names, short values).
+MAX_SETTINGS_BYTES = 2_000
+
+
 def player_settings() -> dict[str, Any]:
     """This player's kept page settings (for the page's first paint); none for a visitor."""
     player = player_id()
@@ -143,8 +152,8 @@ def player_settings() -> dict[str, Any]:
 @limit("preferences", "120 per hour", "Your settings changed many times lately; wait a while.")
 def keep_settings() -> Response:
     """Keep the page settings the player chose, so every browser they play in shows them."""
-    if request.is_json:
-        sent = request.get_json(silent=True)
+    if request.is_json:  # read bounded: deeply nested JSON broke the parser (a 500)
+        sent = read_json(request.get_data(cache=False), "settings sent", MAX_SETTINGS_BYTES)
     else:  # a form: true and false as words
         words = {"true": True, "false": False}
         sent = {name: words.get(value, value) for name, value in request.form.items()}

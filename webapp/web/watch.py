@@ -12,7 +12,7 @@ from webapp.core.playback import SPEEDS, Playback, solution_playback
 from webapp.games.base import Game
 from webapp.jobs.base import Job
 from webapp.search import Result
-from webapp.web.levels import Found, benchmark
+from webapp.web.levels import Found, benchmark, mark_shown
 from webapp.web.solvers import get_runner, web_limits
 
 #: Fewest points, and least seconds, a chart needs to say anything: a solve quicker than that
@@ -26,6 +26,8 @@ _BOUND = re.compile(r"f-bound (\d+)")
 #: Where each page's playback of a solve stands, kept while the runner keeps the job, so a
 #: page that reconnects resumes it.
 _PLAYBACKS: weakref.WeakKeyDictionary[Job, Playback] = weakref.WeakKeyDictionary()
+#: The solves whose solution this process has marked as shown to their player (once each).
+_SHOWN: weakref.WeakSet[Job] = weakref.WeakSet()
 
 
 def playback_of(job: Job, game: Game, level: Any) -> Playback | None:
@@ -133,6 +135,10 @@ def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
         context["queue_position"] = get_runner().queue_position(job)
         playback = playback_of(job, game, found.level) if result is not None else None
         context["playback"] = playback
+        if playback is not None and job not in _SHOWN:
+            # The solution is on the player's screen: a win on this board is not their own.
+            mark_shown(found)
+            _SHOWN.add(job)
         context["bounds"] = bounds(found, job, progress)
         # A search stopped by its limits: the closest position it met (where the search
         # keeps one; else the last it looked at) can be played on.
