@@ -39,6 +39,15 @@ def test_the_same_seed_makes_the_same_level_and_another_seed_another(game_name):
 
 
 @pytest.mark.parametrize("game_name", GAMES)
+def test_a_made_levels_title_gives_no_figure_away(game_name):
+    """The title names the difficulty and the seed only: "16 fewest pushes" in it was the
+    answer, shown before the first move."""
+    game = games.get(game_name)
+    made = generate(game, "medium", "7")
+    assert game.level_title(made.level) == "Random medium 7"
+
+
+@pytest.mark.parametrize("game_name", GAMES)
 def test_every_band_is_solved_its_optimum_is_true_and_harder_bands_are_harder(game_name):
     game = games.get(game_name)
     medians = []
