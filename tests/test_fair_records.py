@@ -390,12 +390,13 @@ def make_trusted(app, client, path: str = "/sokoban/first-steps/5") -> str:
 
 
 def level_start(app, path: str) -> float:
-    """Where a level nobody rated starts (its known optimum places it)."""
-    from webapp.web.levels import find_level, optimum_of
+    """Where a level nobody rated starts (webapp/core/results.py places it)."""
+    from webapp.core import results
+    from webapp.web.levels import find_level
 
     with app.test_request_context():
         found = find_level(*path.strip("/").split("/"))
-        return ratings.predicted(found.game, optimum_of(found))
+        return results.predicted_rating(found.game, found.level)
 
 
 @pytest.fixture

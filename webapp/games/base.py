@@ -428,6 +428,12 @@ class Game(ABC, Generic[Level, State]):
         default."""
         return None
 
+    def estimate(self, level: Level) -> int | None:
+        """A quick estimate of a solution's length (in the measure of ``typical_length``)
+        where nothing better is known: a solver's lower bound at the start, which places a
+        level nobody has rated yet (webapp/core/results.py). None by default."""
+        return None
+
     def known_optimum(self, level: Level) -> int | None:
         """The optimal solution's length as the level's own text gives it (a level file may
         end a row with it), which ``solve`` echoes as ``known_optimal``. None by default."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import current_app, request, url_for
 
-from webapp.core import catalog, pictures, ratings, sharing
+from webapp.core import catalog, pictures, ratings, results, sharing
 from webapp.core import levels as core
 from webapp.core.errors import TooMany
 from webapp.core.levels import MAX_LINK_MOVES, STATES, Found, replay_url
@@ -152,7 +152,8 @@ def rate_first_attempt(found: Found, won: bool, counts: bool = True) -> None:
     a trusted player and within the client's allowance for the day (webapp/core/ratings.py).
     A level not rated yet starts where its known optimum places it."""
     store, player = get_store(), player_id()
-    level_start = ratings.new(ratings.predicted(found.game, optimum_of(found)))
+    made = get_store().made(found.game.name, found.ref.custom_id) if found.ref.custom_id else None
+    level_start = ratings.new(results.predicted_rating(found.game, found.level, made))
     wins, first = store.standing(player, found.game.name, found.ref.key)
     trusted = ratings.trusted(wins, first, store.clock())
 
@@ -186,26 +187,9 @@ def optimum_of(found: Found) -> int | None:
 
 
 def benchmark(found: Found, records: Records | None = None) -> Benchmark | None:
-    """What a result on this level is measured against: a made level's optimum, a proved
-    optimum, a published par, else the best any player has done (labelled best known)."""
-    game, level = found.game, found.level
-    if found.ref.custom_id:
-        made = get_store().made(game.name, found.ref.custom_id)
-        if made is not None:
-            return Benchmark(
-                made["optimum"], made["metric"], made["proved"], made.get("solution", "")
-            )
-    proved = catalog.known_optimum(game, level)
-    if proved is not None:
-        return Benchmark(proved, game.counters[0], True)
-    par = game.par(level)
-    if par is not None:
-        return Benchmark(par, game.counters[0], False)
-    others = [row for row in records.board if not row.mine] if records is not None else []
-    if others:  # the best any other player has done (the board is in order)
-        first = game.counters[0]
-        return Benchmark(others[0].figures[first], first, False)
-    return None
+    """What a result on this level is measured against (webapp/core/results.py)."""
+    made = get_store().made(found.game.name, found.ref.custom_id) if found.ref.custom_id else None
+    return results.benchmark(found.game, found.level, made, records.board if records else ())
 
 
 # -- pictures ---------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, redirect, render_template, request
 
-from webapp.core import catalog, ratings, sketch
+from webapp.core import catalog, ratings, results, sketch
 from webapp.core.catalog import LevelRef
 from webapp.core.errors import NotFound, Refused
 from webapp.core.levels import Found, get_game
@@ -173,8 +173,7 @@ def level_rating(game: Any, ref: LevelRef, level: Any, rated: dict) -> float:
     """A level's rating, or where it starts when nobody has rated it yet."""
     if ref.key in rated:
         return rated[ref.key][0]
-    optimum = catalog.known_optimum(game, level) or game.par(level)
-    return ratings.predicted(game, optimum)
+    return results.predicted_rating(game, level)
 
 
 @bp.get("/<game_name>/for-me")

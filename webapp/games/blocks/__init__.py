@@ -95,6 +95,10 @@ class Blocks(Game[Level, Position]):
 
         return EDITOR
 
+    def estimate(self, level: Level) -> int | None:
+        """The fewest path moves, where the level's record gives it (the classics do)."""
+        return level.number("moves_path")
+
     def parse(self, text: str) -> list[Level]:
         return parse_collection(text)
 

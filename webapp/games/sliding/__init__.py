@@ -81,6 +81,12 @@ class Sliding(Game[Level, Board]):
     def known_optimum(self, level: Level) -> int | None:
         return level.known_optimal
 
+    def estimate(self, level: Level) -> int | None:
+        """Each tile's distance home, added up (Manhattan): no solution is shorter."""
+        from webapp.games.sliding.heuristics import manhattan
+
+        return manhattan(level.rows, level.cols, level.tiles)
+
     def default_for(self, level: Level) -> str:
         """Optimal where that is quick (pattern databases up to 4x4), fast beyond."""
         cells = level.rows * level.cols

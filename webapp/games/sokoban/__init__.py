@@ -182,6 +182,13 @@ class Sokoban(Game[Level, Position]):
             words.append("Solved!")
         return " ".join(words)
 
+    def estimate(self, level: Level) -> int | None:
+        """The solver's lower bound at the start: each box matched to its own goal, the
+        fewest pushes in all (the matching bound, webapp/games/sokoban/matching.py)."""
+        from webapp.games.sokoban.verdict import start_bound
+
+        return start_bound(level)
+
     # -- checking a level (verdict.py) ------------------------------------------------------
     def dead_squares(self, level: Level) -> frozenset[tuple[int, int]]:
         from webapp.games.sokoban.verdict import dead_squares

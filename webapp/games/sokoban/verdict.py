@@ -5,7 +5,8 @@ draws; ``webapp/checking.py`` tries the proof before any search."""
 
 from __future__ import annotations
 
-from webapp.games.sokoban.board import Board, cells_of, mask_of
+from webapp.games.sokoban.board import FAR, Board, cells_of, mask_of
+from webapp.games.sokoban.matching import assignment_cost
 from webapp.games.sokoban.level import Level
 
 DEAD_BOX = "a box on a square from which no goal can be reached"
@@ -31,3 +32,13 @@ def unsolvable_reason(level: Level) -> tuple[str, tuple[tuple[int, int], ...]] |
     if frozen:
         return FROZEN_BOX, tuple(level.row_col(cell) for cell in frozen)
     return None
+
+
+def start_bound(level: Level) -> int | None:
+    """The fewest pushes any solution takes at least: every box to a goal of its own, each by
+    its fewest pushes alone (the assignment of least total); None where no assignment keeps
+    every box off a dead square."""
+    board = Board(level)
+    costs = [list(board.distances[box]) for box in sorted(level.boxes)]
+    total = assignment_cost(costs)
+    return total if total < FAR else None
