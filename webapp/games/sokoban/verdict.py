@@ -6,8 +6,8 @@ draws; ``webapp/checking.py`` tries the proof before any search."""
 from __future__ import annotations
 
 from webapp.games.sokoban.board import FAR, Board, cells_of, mask_of
-from webapp.games.sokoban.matching import assignment_cost
 from webapp.games.sokoban.level import Level
+from webapp.games.sokoban.matching import assignment_cost
 
 DEAD_BOX = "a box on a square from which no goal can be reached"
 FROZEN_BOX = "a box off goal that can never move again (walls and boxes hold it)"
