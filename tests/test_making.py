@@ -1,0 +1,115 @@
+"""Levels made to order without holding the server's threads (issue #42): a level is made
+once per (game, difficulty, seed, size) and found again; only so many requests wait on
+makings, each a short while; the harder bands are made ahead."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from tests.conftest import wait_until
+from webapp import create_app
+from webapp.generating import make_level
+
+EXPERT = "/blocks/random?difficulty=expert&seed="
+
+
+def made_app(tmp_path, **settings: Any):
+    return create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path), **settings})
+
+
+class Solvers:
+    """The app's runner's ``call``, replaced: each making counted, held until ``release``,
+    then made for real in this process (the generator is pure) or refused."""
+
+    def __init__(self, app, monkeypatch, hold: bool = False, fail: bool = False):
+        from webapp.web.solvers import get_runner
+
+        with app.app_context():
+            self.runner = get_runner()
+        self.real: Callable[..., Any] = self.runner.call
+        self.calls: list[tuple] = []
+        self.released = threading.Event()
+        if not hold:
+            self.released.set()
+        self.fail = fail
+        monkeypatch.setattr(self.runner, "call", self.call)
+
+    def call(self, target: Callable[..., Any], *args: Any, **options: Any) -> Any:
+        self.calls.append(args)
+        self.released.wait(30)
+        if self.fail:
+            raise RuntimeError("no solver in this test")
+        assert target is make_level and options["client"]  # a client's turn in the queue
+        return target(*args)
+
+
+def test_a_second_request_for_the_same_seed_is_served_without_a_solver(tmp_path, monkeypatch):
+    app = made_app(tmp_path)
+    solvers = Solvers(app, monkeypatch)
+    first = app.test_client().get(EXPERT + "11")
+    assert first.status_code == 303 and len(solvers.calls) == 1
+    again = app.test_client().get(EXPERT + "11")
+    assert again.status_code == 303 and again.location == first.location
+    assert len(solvers.calls) == 1  # found made: no solver ran
+    # Another process (a restart, another web process) finds it in the store.
+    other = made_app(tmp_path)
+    others = Solvers(other, monkeypatch)
+    found = other.test_client().get(EXPERT + "11")
+    assert found.status_code == 303 and found.location == first.location and not others.calls
+    # Another size or seed is another level.
+    assert other.test_client().get(EXPERT + "12").status_code == 303 and len(others.calls) == 1
+
+
+def test_requests_past_the_cap_on_waiting_are_answered_at_once_with_503(tmp_path, monkeypatch):
+    app = made_app(tmp_path, MAKE_MAX_WAITING=1)
+    solvers = Solvers(app, monkeypatch, hold=True, fail=True)
+    answers: list = []
+    waiting = threading.Thread(target=lambda: answers.append(app.test_client().get(EXPERT + "1")))
+    waiting.start()
+    orders = app.extensions["puzzlelab.orders"]
+    assert wait_until(lambda: orders.waiting == 1 and solvers.calls)
+    turned = app.test_client().get(EXPERT + "2")  # the one place to wait is taken
+    assert turned.status_code == 503 and turned.headers["Retry-After"] == "5"
+    assert "Many levels are being made just now" in turned.text and "<html" in turned.text
+    assert len(solvers.calls) == 1  # it made no second making: it was answered at once
+    quiet = app.test_client().get("/blocks/")
+    assert quiet.status_code == 200  # the rest of the site is untouched
+    solvers.released.set()
+    waiting.join(30)
+    assert answers[0].status_code == 503 and "could not be made" in answers[0].text
+
+
+def test_a_level_not_made_in_time_is_still_made_and_found_next_time(tmp_path, monkeypatch):
+    app = made_app(tmp_path, MAKE_WAIT=0.1)
+    solvers = Solvers(app, monkeypatch, hold=True)
+    early = app.test_client().get(EXPERT + "3")
+    assert early.status_code == 503 and early.headers["Retry-After"] == "3"
+    assert "still being made" in early.text and 'http-equiv="refresh" content="3"' in early.text
+    again = app.test_client().get(EXPERT + "3")  # waits on the same making, not a new one
+    assert again.status_code == 503 and len(solvers.calls) == 1
+    solvers.released.set()
+    orders = app.extensions["puzzlelab.orders"]
+    assert wait_until(lambda: orders.making() == 0, 30)
+    made = app.test_client().get(EXPERT + "3")
+    assert made.status_code == 303 and "/blocks/" in made.location and len(solvers.calls) == 1
+
+
+def test_a_request_without_a_seed_is_handed_a_level_made_ahead(tmp_path, monkeypatch):
+    from webapp.web import making
+
+    app = made_app(tmp_path)
+    solvers = Solvers(app, monkeypatch)
+    with app.app_context():
+        from webapp import games
+
+        ref = making._make(app, games.get("blocks"), "expert", "4242", "", making.AHEAD_CLIENT)
+    making._pantry(app).put("blocks", "expert", "", "4242")
+    handed = app.test_client().get("/blocks/random?difficulty=expert")
+    assert handed.status_code == 302 and handed.location.endswith("seed=4242")
+    found = app.test_client().get(handed.location)
+    assert found.status_code == 303 and found.location.endswith(ref.path)
+    assert len(solvers.calls) == 1  # made once, ahead
+    other = app.test_client().get("/blocks/random?difficulty=expert")  # each handed out once
+    assert other.status_code == 302 and not other.location.endswith("seed=4242")
