@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import time
 
 import pytest
@@ -96,10 +97,9 @@ def test_forty_players_behind_one_address_all_read_and_play(tmp_path):
 
 
 def test_reading_is_never_refused_and_a_flood_of_new_players_is(monkeypatch, tmp_path):
-    from webapp.web import budgets
-
-    monkeypatch.setattr(budgets, "NEW_PLAYERS", "2 per hour")
-    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
+    app = create_app(
+        {"TESTING": True, "INSTANCE_PATH": str(tmp_path), "BUDGET_NEW_PLAYERS": "2 per hour"}
+    )
     for _ in range(2):
         client = app.test_client()
         client.environ_base["REMOTE_ADDR"] = "203.0.113.7"
@@ -320,7 +320,7 @@ def test_requests_take_turns_the_lightest_client_first():
     the least lately first, and a heavy one waits in vain when light ones keep coming."""
     import threading
 
-    from webapp.web.budgets import Slots
+    from webapp.core.door import Slots
 
     slots = Slots(size=1, max_wait=5.0, max_waiting=2)
     assert slots.enter(0.0)  # one request being worked on
@@ -354,7 +354,7 @@ def test_costly_requests_take_one_lane_and_cheap_ones_pass_them():
     cheap request never shares the interpreter with more than one of them."""
     import threading
 
-    from webapp.web.budgets import Slots
+    from webapp.core.door import Slots
 
     slots = Slots(size=3, costly_size=1, max_wait=5.0)
     assert slots.enter(900.0, costly=True)  # a flood's costly request in hand
@@ -380,7 +380,8 @@ def test_costly_requests_take_one_lane_and_cheap_ones_pass_them():
 
 
 def test_a_turn_waits_only_so_long_and_is_given_up_while_waiting_elsewhere(tmp_path):
-    from webapp.web.budgets import LoadGate, Slots
+    from webapp.core.door import Slots
+    from webapp.web.door import LoadGate
 
     slots = Slots(size=1, max_wait=0.2)
     assert slots.enter(0.0)
@@ -453,7 +454,7 @@ def test_a_busy_site_refuses_with_a_plain_cheap_answer(tmp_path):
 
 
 def test_use_is_counted_per_client_and_decays():
-    from webapp.web.budgets import Load
+    from webapp.core.door import Load
 
     load = Load(half_life=1.0)
     load.spent("a", 400)
@@ -479,7 +480,7 @@ def test_players_behind_one_address_are_each_their_own_client_at_the_door(tmp_pa
 
 def test_what_a_client_asks_counts_whether_or_not_it_is_served():
     """A flood that is mostly refused must not look lighter than a player who is served."""
-    from webapp.web.budgets import Load
+    from webapp.core.door import Load
 
     load = Load()
     load.spent("flood", 30.0)  # its requests cost 30 ms
@@ -526,7 +527,7 @@ def test_a_sockets_opening_is_charged_as_it_opens_not_when_it_closes(tmp_path):
 def test_a_light_clients_request_is_never_the_one_turned_away():
     import threading
 
-    from webapp.web.budgets import Slots
+    from webapp.core.door import Slots
 
     slots = Slots(size=1, max_wait=5.0, max_waiting=1)
     assert slots.enter(0.0)
@@ -582,3 +583,55 @@ def test_a_slow_upload_holds_no_turn_while_its_body_comes_in(tmp_path):
     release.set()
     sender.join(10)
     assert statuses and statuses[0].startswith("403")  # on to the app (which wants a token)
+
+
+# -- one budget, one counter, whatever the route (issue #43) ------------------------------------
+def test_editor_saves_and_pastes_spend_one_budget(tmp_path):
+    """docs/SECURITY.md: a level saved from the editor counts as a paste. Each route used to
+    keep its own counter, so a client had the budget twice over."""
+    app = app_with(tmp_path, BUDGET_PASTES="2 per hour")
+    client, token = fresh(app)
+    assert paste(client, token).status_code == 303
+    headers = {"X-CSRF-Token": token, "HX-Request": "true"}
+    rows = ["#######", "#@ $ .#", "#######"]
+    draft = json.dumps({"rows": [list(row) for row in rows], "fields": {"title": "Mine"}})
+    saved = client.post(
+        "/sokoban/edit/save", data={"draft": draft, "intent": "save"}, headers=headers
+    )
+    assert saved.status_code == 303  # the second of two
+    for again in (
+        paste(client, token),
+        client.post("/sokoban/edit/save", data={"draft": draft, "intent": "save"}, headers=headers),
+    ):
+        assert again.status_code == 429 and "shared many levels this hour" in again.text
+
+
+def test_solves_from_both_routes_spend_one_budget(tmp_path):
+    """A search started and a solution shortened are both solves."""
+    app = app_with(tmp_path, BUDGET_SOLVES="1 per hour")
+    client, token = fresh(app)
+    level = "/sokoban/microban/3"
+    client.get(level)
+    headers = {"X-CSRF-Token": token, "HX-Request": "true"}
+    solve = client.post(level + "/solve", data={"algorithm": "bfs"}, headers=headers)
+    assert solve.status_code == 200
+    shorter = client.post(
+        level + "/solve/improve", data={"moves": "rl", "metric": "moves"}, headers=headers
+    )
+    assert shorter.status_code == 429 and "started many solves lately" in shorter.text
+    with app.app_context():
+        from webapp.web.solvers import get_runner
+
+        get_runner().shutdown()
+
+
+def test_new_levels_from_both_routes_spend_one_budget(tmp_path):
+    """A start form's new game and a search's stopping place as a level are both new levels."""
+    app = app_with(tmp_path, BUDGET_NEW_LEVELS="1 per hour")
+    client, token = fresh(app)
+    made = client.post(
+        "/sliding/generate", data={"csrf_token": token, "rows": "3", "cols": "3", "mode": "uniform"}
+    )
+    assert made.status_code == 303
+    stopped = client.post("/sokoban/microban/3/solve/stopped", data={"csrf_token": token})
+    assert stopped.status_code == 429 and "made many new games this hour" in stopped.text

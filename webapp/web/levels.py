@@ -7,6 +7,7 @@ and form, so every core function renders the same whoever calls it.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +15,14 @@ from flask import current_app, request, url_for
 
 from webapp.core import catalog, pictures, ratings, sharing
 from webapp.core import levels as core
+from webapp.core.budgets import LEVEL_BYTES, NEW_GAMES
 from webapp.core.errors import TooMany
 from webapp.core.levels import MAX_LINK_MOVES, STATES, Found, replay_url
 from webapp.core.play import Play
 from webapp.core.records import Benchmark, Records, against, level_records
 from webapp.games.base import Game
 from webapp.storage.store import SavedGame
-from webapp.web.budgets import LEVEL_BYTES, NEW_GAMES
+from webapp.web.budgets import charge
 from webapp.web.database import get_store
 from webapp.web.players import player_id
 from webapp.web.solvers import get_tables
@@ -32,7 +34,7 @@ def shelf() -> sharing.Shelf:
         get_store(),
         player_id(),
         current_app.config["LEVELS_BUDGET_MB"] * 2**20,
-        LEVEL_BYTES.charge,
+        partial(charge, LEVEL_BYTES),
         LEVEL_BYTES.message,
     )
 
@@ -74,7 +76,7 @@ def save_play(found: Found, play: Play) -> None:
     (moves from a solver or a replay link), which never becomes their best."""
     if play.broken or not player_id():
         return  # a history that no longer replays is kept as it is; a visitor keeps nothing
-    if play.version is None and not NEW_GAMES.charge(1):
+    if play.version is None and not charge(NEW_GAMES, 1):
         raise TooMany(NEW_GAMES.message)  # each new game is a stored history
     win = play.figures if play.solved and play.moves else None
     saved = SavedGame(play.history, play.cursor)

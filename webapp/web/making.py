@@ -22,12 +22,13 @@ from flask import Blueprint, Flask, Response, current_app, redirect, render_temp
 
 from webapp import games
 from webapp.core import sharing
+from webapp.core.budgets import MADE_LEVELS
 from webapp.core.catalog import CUSTOM, POSITION, LevelRef
 from webapp.core.errors import NotFound, Refused, Unavailable
 from webapp.core.levels import get_game
 from webapp.games.base import DIFFICULTIES, Game
 from webapp.generating import SEED, make_level
-from webapp.web.budgets import client_key, limit, waiting_elsewhere
+from webapp.web.budgets import client_key, spends, waiting_elsewhere
 from webapp.web.database import get_store
 from webapp.web.orders import Full, Orders, Pantry, Remembered
 from webapp.web.players import VISITOR, player_id
@@ -143,7 +144,7 @@ def _make(app: Flask, game: Game, difficulty: str, seed: str, size: str, client:
 
 
 @bp.get("/<game_name>/random")
-@limit("made_levels", "60 per hour", "You have asked for many new levels this hour; please wait.")
+@spends(MADE_LEVELS)
 def random_level(game_name: str) -> Response:
     """A level of the difficulty asked for; without a seed, a new seed (and its link): one
     made ahead when there is one."""
