@@ -96,10 +96,9 @@ def test_forty_players_behind_one_address_all_read_and_play(tmp_path):
         assert client.get_cookie("puzzlelab") is not None
 
 
-def test_reading_is_never_refused_and_a_flood_of_new_players_is(monkeypatch, tmp_path):
-    app = create_app(
-        {"TESTING": True, "INSTANCE_PATH": str(tmp_path), "BUDGET_NEW_PLAYERS": "2 per hour"}
-    )
+def test_reading_is_never_refused_and_players_past_the_budget_play_unkept(tmp_path):
+    """The 101st new player of an hour behind one address used to be refused every move."""
+    app = app_with(tmp_path, BUDGET_NEW_PLAYERS="2 per hour")
     for _ in range(2):
         client = app.test_client()
         client.environ_base["REMOTE_ADDR"] = "203.0.113.7"
@@ -108,13 +107,41 @@ def test_reading_is_never_refused_and_a_flood_of_new_players_is(monkeypatch, tmp
     client.environ_base["REMOTE_ADDR"] = "203.0.113.7"
     for path in ("/", "/sokoban/", "/sokoban/microban/", "/sokoban/microban/1?moves=dlU"):
         assert client.get(path).status_code == 200, path  # reading past the budget: open
-    refused = move(client, csrf_of(client.get("/sokoban/microban/1").text))
-    assert refused.status_code == 429 and "new players" in refused.text
-    assert refused.mimetype == "text/plain"  # an htmx request gets the message alone
-    assert client.get_cookie("puzzlelab") is None
+    token = csrf_of(client.get("/sokoban/microban/1").text)
+    answers = [move(client, token, moves=text) for text in ("d", "l", "U")]
+    assert [answer.status_code for answer in answers] == [200, 200, 200]
+    assert '<b id="count-moves">3</b>' in answers[-1].text  # one game, in its page
+    assert 'id="unkept"' in answers[-1].text and "Many new players" in answers[-1].text
+    assert client.get_cookie("puzzlelab") is None  # no player made
+    with app.test_request_context():
+        from webapp.web import players
+        from webapp.web.database import get_store
+
+        named = players._visitor_player(token)
+        stored = get_store().query("SELECT count(*) AS n FROM games WHERE player=?", (named,))
+    assert named and stored[0]["n"] == 0  # nothing of it in the database
+    reloaded = client.get("/sokoban/microban/1")
+    assert '<b id="count-moves">0</b>' in reloaded.text  # a new page: a new game
     other = app.test_client()
-    other.environ_base["REMOTE_ADDR"] = "198.51.100.1"  # another client still may
-    assert move(other, csrf_of(other.get("/sokoban/microban/1").text)).status_code == 200
+    other.environ_base["REMOTE_ADDR"] = "198.51.100.1"  # another client is kept as ever
+    kept = move(other, csrf_of(other.get("/sokoban/microban/1").text))
+    assert kept.status_code == 200 and 'id="unkept"' not in kept.text
+    assert other.get_cookie("puzzlelab") is not None
+
+
+def test_refused_first_actions_spend_no_new_player(tmp_path):
+    """A new player is counted when its first action is accepted: forty refused requests
+    (here five) used to spend the budget of the players behind the address."""
+    app = app_with(tmp_path, BUDGET_NEW_PLAYERS="2 per hour")
+    for _ in range(5):
+        client, token = fresh(app)
+        refused = client.post("/sokoban/new", data={"text": "", "csrf_token": token})
+        assert refused.status_code == 400 and client.get_cookie("puzzlelab") is None
+    for _ in range(2):
+        client, token = fresh(app)
+        played = move(client, token)
+        assert played.status_code == 200 and 'id="unkept"' not in played.text
+        assert client.get_cookie("puzzlelab") is not None
 
 
 def test_a_browser_without_cookies_plays_in_its_page_and_is_told_it_is_not_kept(
@@ -123,8 +150,8 @@ def test_a_browser_without_cookies_plays_in_its_page_and_is_told_it_is_not_kept(
     from webapp.web import players
 
     counted = []
-    real = players.allow_new_player
-    monkeypatch.setattr(players, "allow_new_player", lambda: counted.append(1) or real())
+    real = players.count_new_player
+    monkeypatch.setattr(players, "count_new_player", lambda: counted.append(1) or real())
     app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
     client = app.test_client(use_cookies=False)
     token = csrf_of(client.get("/sokoban/microban/1").text)

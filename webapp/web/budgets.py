@@ -181,17 +181,30 @@ def limiter() -> Limiter:
     return current_app.extensions["puzzlelab.limiter"]
 
 
-def allow_new_player() -> bool:
-    """Count one new player for this client; False when its budget of new players is spent.
-    With the counts' store unreachable (Redis down), the visitor is let in."""
+def new_player_left() -> bool:
+    """Whether this client may start another new player (spending nothing: a new player is
+    counted by ``count_new_player`` once its first action is accepted). With the counts'
+    store unreachable (Redis down), it may."""
     limits = limiter()
     if not limits.enabled:
         return True
     try:
         budget = current_app.config.get(NEW_PLAYERS.setting) or NEW_PLAYERS.default
-        return limits.limiter.hit(parse(budget), "new-player", client_key())
+        return limits.limiter.test(parse(budget), "new-player", client_key())
     except Exception:  # noqa: BLE001 - any storage failure: play goes on without this count
         return True
+
+
+def count_new_player() -> None:
+    """Count one new player for this client: its first action was accepted."""
+    limits = limiter()
+    if not limits.enabled:
+        return
+    try:
+        budget = current_app.config.get(NEW_PLAYERS.setting) or NEW_PLAYERS.default
+        limits.limiter.hit(parse(budget), "new-player", client_key())
+    except Exception:  # noqa: BLE001 - any storage failure: play goes on without this count
+        return
 
 
 def init_app(app: Flask) -> None:
@@ -247,11 +260,3 @@ def init_app(app: Flask) -> None:
         app.view_functions[endpoint] = view
     if not declared:
         raise RuntimeError("budgets.init_app runs after the views are registered")
-
-
-class TooManyPlayers(TooMany):
-    def __init__(self) -> None:
-        super().__init__(
-            "Many new players have started playing from your network this hour, so this "
-            "one cannot be kept; try again in a while. Reading levels and replays is open."
-        )

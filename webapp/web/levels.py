@@ -7,6 +7,8 @@ and form, so every core function renders the same whoever calls it.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,7 @@ from webapp.games.base import Game
 from webapp.storage.store import SavedGame
 from webapp.web.budgets import charge
 from webapp.web.database import get_store
-from webapp.web.players import player_id
+from webapp.web.players import player_id, unkept
 from webapp.web.solvers import get_tables
 
 
@@ -56,13 +58,39 @@ def replay_context(found: Found, text: str, at: str | None) -> dict[str, Any]:
     return core.replay_view(found, text, "0" if at is None else at, kept)
 
 
+class Unkept:
+    """The games of players past their client's new-player budget: kept in this process's
+    memory for their pages, never in the database (the last ``most``, the oldest forgotten).
+    With several web processes a page's next request may find another process: its game
+    starts afresh there, as the page's notice warns."""
+
+    def __init__(self, most: int = 10_000):
+        self._games: OrderedDict[tuple[str, str, str], SavedGame] = OrderedDict()
+        self._most = most
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str, str]) -> SavedGame | None:
+        with self._lock:
+            return self._games.get(key)
+
+    def put(self, key: tuple[str, str, str], game: SavedGame) -> None:
+        with self._lock:
+            self._games[key] = game
+            self._games.move_to_end(key)
+            if len(self._games) > self._most:
+                self._games.popitem(last=False)
+
+
+UNKEPT = Unkept()
+
+
 def load_play(found: Found) -> Play:
     """The player's game on this level. A stored history the rules no longer accept (the
     level changed under it) is kept as it is: the game shows the position before the first
     move refused, says so (``play.broken``), and is never saved over until the player
     restarts or undoes on purpose."""
-    saved = get_store().load_game(player_id(), found.game.name, found.ref.key)
     key = (player_id(), found.game.name, found.ref.key)
+    saved = UNKEPT.get(key) if unkept() else get_store().load_game(*key)
     play = Play(found.game, found.level, cache=STATES, cache_key=key)
     if saved is not None:
         play.version = SavedGame(list(saved.history), saved.cursor)
@@ -76,6 +104,12 @@ def save_play(found: Found, play: Play) -> None:
     (moves from a solver or a replay link), which never becomes their best."""
     if play.broken or not player_id():
         return  # a history that no longer replays is kept as it is; a visitor keeps nothing
+    if unkept():  # past the new-player budget: in memory, for its page, and no record
+        UNKEPT.put(
+            (player_id(), found.game.name, found.ref.key), SavedGame(play.history, play.cursor)
+        )
+        play.version = SavedGame(list(play.history), play.cursor)
+        return
     if play.version is None and not charge(NEW_GAMES, 1):
         raise TooMany(NEW_GAMES.message)  # each new game is a stored history
     win = play.figures if play.solved and play.moves else None
