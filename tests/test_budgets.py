@@ -662,3 +662,18 @@ def test_new_levels_from_both_routes_spend_one_budget(tmp_path):
     assert made.status_code == 303
     stopped = client.post("/sokoban/microban/3/solve/stopped", data={"csrf_token": token})
     assert stopped.status_code == 429 and "made many new games this hour" in stopped.text
+
+
+def test_viewing_settings_is_free_and_only_a_change_spends_the_name_budget(tmp_path):
+    """Thirty views of /settings used to lock everyone behind the address out of it."""
+    app = app_with(tmp_path, BUDGET_NAMES="2 per hour")
+    client, token = fresh(app)
+    for _ in range(10):
+        assert client.get("/settings").status_code == 200
+    for name in ("Ann", "Bea"):
+        changed = client.post("/settings", data={"name": name, "csrf_token": token})
+        assert changed.status_code == 303
+    refused = client.post("/settings", data={"name": "Cid", "csrf_token": token})
+    assert refused.status_code == 429 and "changed your name many times" in refused.text
+    neighbour, _ = fresh(app)
+    assert neighbour.get("/settings").status_code == 200  # still open to look at

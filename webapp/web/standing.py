@@ -97,7 +97,7 @@ def check_name(name: str) -> str:
 
 
 @bp.route("/settings", methods=["GET", "POST"])
-@spends(declared.NAMES)
+@spends(declared.NAMES, methods=["POST"])  # viewing the page is free
 def settings() -> Response | str | tuple[str, int]:
     """The player's name on leaderboards (anonymous unless they choose one)."""
     message, status = "", 200
