@@ -677,3 +677,61 @@ def test_viewing_settings_is_free_and_only_a_change_spends_the_name_budget(tmp_p
     assert refused.status_code == 429 and "changed your name many times" in refused.text
     neighbour, _ = fresh(app)
     assert neighbour.get("/settings").status_code == 200  # still open to look at
+
+
+def test_anonymous_reading_is_one_lane_and_a_player_who_moves_goes_first():
+    """Ten addresses reading cheap replay pages each look light; together they took the
+    turns of a player who moves. Anonymous reading is one share, whoever asks: one request
+    of it at a time, and every other request waiting goes before it."""
+    import threading
+
+    from webapp.core.door import Slots
+
+    slots = Slots(size=2, reading_size=1, max_wait=5.0)
+    assert slots.enter(0.0, reading=True)  # a reader's page in hand
+    admitted: list[str] = []
+
+    def wait(name: str, priority: float, reading: bool) -> None:
+        if slots.enter(priority, reading=reading):
+            admitted.append(name)
+
+    other = threading.Thread(target=wait, args=("reader", 0.0, True))  # as light as can be
+    other.start()
+    assert wait_until(lambda: len(slots._waiting) == 1)  # the lane is taken: it waits
+    wait("move", 500.0, False)  # a player's move, heavier: in at once, the other slot
+    assert admitted == ["move"] and slots.busy == 2
+    later = threading.Thread(target=wait, args=("next move", 600.0, False))
+    later.start()
+    assert wait_until(lambda: len(slots._waiting) == 2)
+    slots.leave()  # the move is answered: the next move goes before the waiting reader
+    later.join(5)
+    assert admitted == ["move", "next move"] and len(slots._waiting) == 1
+    slots.leave(reading=True)  # the first page is answered: the reader's turn
+    other.join(5)
+    assert admitted == ["move", "next move", "reader"]
+    slots.leave(reading=True)
+    slots.leave()
+    assert slots.busy == 0 and slots.reading_busy == 0
+
+
+def test_a_page_without_a_players_cookie_is_anonymous_reading(tmp_path):
+    app = app_with(tmp_path, LOAD_SHEDDING=True)
+    gate = app.wsgi_app
+    client = app.test_client()
+    page = client.get("/sokoban/microban/1")
+    page.close()  # the answer sent: its turn given back
+    played = move(client, csrf_of(page.text))
+    played.close()
+    assert played.status_code == 200 and gate.slots.busy == 0
+    cookie = client.get_cookie("puzzlelab").value
+    anonymous = {"REQUEST_METHOD": "GET", "REMOTE_ADDR": "203.0.113.7"}
+    gate.client(anonymous)
+    assert gate.reading(anonymous)
+    known = {**anonymous, "HTTP_COOKIE": f"puzzlelab={cookie}"}
+    gate.client(known)
+    assert not gate.reading(known)  # a player's page goes with the players
+    assert not gate.reading({**anonymous, "REQUEST_METHOD": "POST"})  # an action is no reading
+    turn = gate.take(anonymous, "203.0.113.7")
+    assert turn is not None and turn.reading and gate.slots.reading_busy == 1
+    turn.end()
+    assert gate.slots.reading_busy == 0

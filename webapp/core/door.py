@@ -69,74 +69,104 @@ class Slots:
     requests are worked on at once, and of them at most ``costly_size`` from clients whose
     requests cost much each (a move costs a few milliseconds; a flood's replay of a long
     game, tens): a cheap request then shares the interpreter with one costly one at most.
+
+    Anonymous reading (pages asked for without a player's cookie) is one share of the site,
+    whoever asks: at most ``reading_size`` such requests at once, and every other request
+    waiting goes before them. Ten addresses each reading cheap replay pages look light one
+    by one, and used to take the turns of a player who moves; now they take turns among
+    themselves in their lane, and a player's move shares the interpreter with one of them
+    at most.
+
     The others wait their turn, the client that used the least lately first. A request
     waits at most ``max_wait`` seconds, and at most ``max_waiting`` wait at once (past that
-    the heaviest waiting is turned away): then it is refused, which also slows a flood that
-    asks again at once."""
+    the heaviest waiting is turned away, anonymous reading first): then it is refused, which
+    also slows a flood that asks again at once."""
 
     def __init__(
-        self, size: int = 2, costly_size: int = 1, max_wait: float = 1.0, max_waiting: int = 32
+        self,
+        size: int = 2,
+        costly_size: int = 1,
+        max_wait: float = 1.0,
+        max_waiting: int = 32,
+        reading_size: int = 1,
     ):
         self.size = size
         self.costly_size = costly_size
+        self.reading_size = reading_size
         self.max_wait = max_wait
         self.max_waiting = max_waiting
         self.busy = 0
         self.costly_busy = 0
-        self._waiting: list[tuple[float, int, bool]] = []  # (priority, ticket, costly)
+        self.reading_busy = 0
+        # Waiting: (reading, priority, ticket, costly), in that order: players before
+        # anonymous reading, then the lightest first.
+        self._waiting: list[tuple[bool, float, int, bool]] = []
         self._refused: set[int] = set()
         self._patient: set[int] = set()
         self._tickets = itertools.count()
         self._changed = threading.Condition()
 
-    def _fits(self, costly: bool) -> bool:
-        return self.busy < self.size and (not costly or self.costly_busy < self.costly_size)
+    def _fits(self, costly: bool, reading: bool = False) -> bool:
+        return (
+            self.busy < self.size
+            and (not costly or self.costly_busy < self.costly_size)
+            and (not reading or self.reading_busy < self.reading_size)
+        )
 
-    def _take(self, costly: bool) -> bool:
+    def _take(self, costly: bool, reading: bool = False) -> bool:
         self.busy += 1
         self.costly_busy += costly
+        self.reading_busy += reading
         return True
 
-    def enter(self, priority: float, costly: bool = False, patient: bool = False) -> bool:
+    def enter(
+        self, priority: float, costly: bool = False, patient: bool = False, reading: bool = False
+    ) -> bool:
         """Wait for a turn; False when refused (waited too long, or turned away). A
         ``patient`` request (a light client's) waits five times as long and is never the one
-        turned away. A True must be followed by ``leave(costly)``."""
+        turned away, unless it is anonymous ``reading`` and a player's request needs its
+        place. A True must be followed by ``leave(costly, reading)``."""
         with self._changed:
-            if self._fits(costly) and not self._waiting:
-                return self._take(costly)
-            ticket = (priority, next(self._tickets), costly)
+            if self._fits(costly, reading) and not self._waiting:
+                return self._take(costly, reading)
+            ticket = (reading, priority, next(self._tickets), costly)
             if len(self._waiting) >= self.max_waiting:
                 heaviest = max(
-                    (held for held in self._waiting if held[1] not in self._patient),
+                    (
+                        held
+                        for held in self._waiting
+                        if held[2] not in self._patient or (held[0] and not reading)
+                    ),
                     default=None,
                 )
                 if heaviest is None or (heaviest < ticket and not patient):
                     return False
                 self._waiting.remove(heaviest)
-                self._refused.add(heaviest[1])
+                self._refused.add(heaviest[2])
                 self._changed.notify_all()
             self._waiting.append(ticket)
             self._waiting.sort()
             if patient:
-                self._patient.add(ticket[1])
+                self._patient.add(ticket[2])
             try:
-                return self._wait(ticket, costly, self.max_wait * (5 if patient else 1))
+                return self._wait(ticket, self.max_wait * (5 if patient else 1))
             finally:
-                self._patient.discard(ticket[1])
+                self._patient.discard(ticket[2])
 
-    def _wait(self, ticket: tuple[float, int, bool], costly: bool, seconds: float) -> bool:
+    def _wait(self, ticket: tuple[bool, float, int, bool], seconds: float) -> bool:
         """Wait in line (``enter`` holds the lock) until ``ticket``'s turn, or refusal."""
         deadline = time.monotonic() + seconds
+        reading, _priority, number, costly = ticket
         while True:
-            if ticket[1] in self._refused:
-                self._refused.discard(ticket[1])
+            if number in self._refused:
+                self._refused.discard(number)
                 return False
-            # The lightest waiting request that fits now goes first.
-            first = next((held for held in self._waiting if self._fits(held[2])), None)
+            # The first waiting request that fits now goes first.
+            first = next((held for held in self._waiting if self._fits(held[3], held[0])), None)
             if first == ticket:
                 self._waiting.remove(ticket)
                 self._changed.notify_all()
-                return self._take(costly)
+                return self._take(costly, reading)
             left = deadline - time.monotonic()
             if left <= 0:
                 self._waiting.remove(ticket)
@@ -144,8 +174,9 @@ class Slots:
                 return False
             self._changed.wait(left)
 
-    def leave(self, costly: bool = False) -> None:
+    def leave(self, costly: bool = False, reading: bool = False) -> None:
         with self._changed:
             self.busy -= 1
             self.costly_busy -= costly
+            self.reading_busy -= reading
             self._changed.notify_all()

@@ -218,6 +218,7 @@ def init_app(app: Flask) -> None:
             int(app.config.get("LOAD_SLOTS", 2)),
             int(app.config.get("LOAD_COSTLY_SLOTS", 1)),
             float(app.config.get("LOAD_MAX_WAIT", 1.0)),
+            reading_size=int(app.config.get("LOAD_READING_SLOTS", 1)),
         )
         gate = app.extensions["puzzlelab.gate"] = LoadGate(app, app.wsgi_app, slots)
         app.wsgi_app = gate  # type: ignore[method-assign]

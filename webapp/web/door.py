@@ -77,9 +77,17 @@ class LoadGate:
         # replays in that lane its next move waited its whole five seconds, and was refused.
         light = priority < self.LIGHT_MS
         costly = not light and load.request_ms(key) > self.COSTLY_MS
-        if not self.slots.enter(priority, costly, patient=light):
+        # Pages asked for without a player's cookie share one lane, site-wide (``Slots``).
+        reading = self.reading(environ)
+        if not self.slots.enter(priority, costly, patient=light, reading=reading):
             return None
-        return Turn(self.slots, priority, costly)
+        return Turn(self.slots, priority, costly, reading)
+
+    @staticmethod
+    def reading(environ: dict[str, Any]) -> bool:
+        """Whether a request is anonymous reading: a page asked for by no known player."""
+        method = environ.get("REQUEST_METHOD")
+        return method in ("GET", "HEAD") and not environ.get("puzzlelab.player")
 
     def read_body(self, environ: dict[str, Any]) -> None:
         """Read a request's body before it takes a turn: a slow client sending a picture
@@ -103,6 +111,7 @@ class LoadGate:
             value = cookies[start + len(self.cookie) :].split(";", 1)[0].strip()
             player = self.app.session_interface.player_of(self.app, value)
             if player:
+                environ["puzzlelab.player"] = True
                 return player
         return address_key(environ.get("REMOTE_ADDR", ""))
 
@@ -111,16 +120,17 @@ class Turn:
     """One request's turn in ``Slots``: given back when its answer is sent, and for the time
     the request waits on a solver's child (``outside``)."""
 
-    def __init__(self, slots: Slots, priority: float, costly: bool = False):
+    def __init__(self, slots: Slots, priority: float, costly: bool = False, reading: bool = False):
         self.slots = slots
         self.priority = priority
         self.costly = costly
+        self.reading = reading
         self.held = True
 
     def end(self) -> None:
         if self.held:
             self.held = False
-            self.slots.leave(self.costly)
+            self.slots.leave(self.costly, self.reading)
 
     @contextmanager
     def outside(self) -> Iterator[None]:
@@ -129,4 +139,5 @@ class Turn:
             yield
         finally:
             # Back in line, ahead of no one: if no turn comes, the answer is still given.
-            self.held = self.slots.enter(self.priority, self.costly) or self.held
+            again = self.slots.enter(self.priority, self.costly, reading=self.reading)
+            self.held = again or self.held
