@@ -63,7 +63,7 @@ def test_a_second_request_for_the_same_seed_is_served_without_a_solver(tmp_path,
 
 
 def test_requests_past_the_cap_on_waiting_are_answered_at_once_with_503(tmp_path, monkeypatch):
-    app = made_app(tmp_path, MAKE_MAX_WAITING=1)
+    app = made_app(tmp_path, MAKE_MAX_WAITING=1, MAKE_AT_ONCE=4)
     solvers = Solvers(app, monkeypatch, hold=True, fail=True)
     answers: list = []
     waiting = threading.Thread(target=lambda: answers.append(app.test_client().get(EXPERT + "1")))
@@ -113,3 +113,25 @@ def test_a_request_without_a_seed_is_handed_a_level_made_ahead(tmp_path, monkeyp
     assert len(solvers.calls) == 1  # made once, ahead
     other = app.test_client().get("/blocks/random?difficulty=expert")  # each handed out once
     assert other.status_code == 302 and not other.location.endswith("seed=4242")
+
+
+def test_makings_under_way_are_capped_so_a_flood_holds_one_solver_at_most(tmp_path, monkeypatch):
+    """Nine addresses asking for expert levels each took a solver in turn with the players'
+    solves: a player's solve waited behind them. One making at a time (MAKE_AT_ONCE)."""
+    app = made_app(tmp_path, MAKE_AT_ONCE=1)
+    solvers = Solvers(app, monkeypatch, hold=True)
+    answers: list = []
+    first = threading.Thread(target=lambda: answers.append(app.test_client().get(EXPERT + "5")))
+    first.start()
+    assert wait_until(lambda: solvers.calls)
+    other = app.test_client().get("/sokoban/random?difficulty=expert&seed=6")
+    assert other.status_code == 503 and other.headers["Retry-After"] == "5"
+    assert len(solvers.calls) == 1  # no second solver asked for
+    same = threading.Thread(target=lambda: answers.append(app.test_client().get(EXPERT + "5")))
+    same.start()  # the same level waits on the making under way
+    orders = app.extensions["puzzlelab.orders"]
+    assert wait_until(lambda: orders.waiting == 2)
+    solvers.released.set()
+    first.join(30), same.join(30)
+    assert [answer.status_code for answer in answers] == [303, 303]
+    assert answers[0].location == answers[1].location and len(solvers.calls) == 1

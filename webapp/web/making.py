@@ -15,6 +15,7 @@ import datetime
 import random
 import threading
 import time
+from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 
@@ -45,6 +46,11 @@ MAKE_WAIT = 8.0
 #: Requests that may wait on makings at once (the MAKE_MAX_WAITING setting): past it, a
 #: request is answered at once with 503 and when to come back.
 MAKE_MAX_WAITING = 8
+#: Makings under way at once (the MAKE_AT_ONCE setting), made-ahead ones included: a solver
+#: is seconds of a core for an expert level, and a small machine has two; past it a request
+#: for a level not made yet is answered at once with 503 and when to come back. So a flood
+#: of requests for levels holds one solver at most, and a player's solve finds the other.
+MAKE_AT_ONCE = 1
 #: The bands made ahead, a few levels each, handed out to requests without a seed.
 AHEAD = ("hard", "expert")
 #: Who made-ahead levels count as in the solvers' queue: one client among the others.
@@ -177,7 +183,8 @@ def new_seed() -> str:
 def make_ahead(app: Flask, pause: float = 2.0) -> None:
     """Keep a few levels of the harder bands made (the job runner makes them in turn with
     every client's solves, as one client): a request without a seed is handed one, found
-    made. Only while a solver is free: players' solves never wait on this."""
+    made. Only while every solver is idle, one at a time: a player's solve finds a solver
+    free."""
     bands = [
         (game.name, difficulty, "")
         for game in games.all_games()
@@ -190,12 +197,19 @@ def make_ahead(app: Flask, pause: float = 2.0) -> None:
             with app.app_context():
                 runner = get_runner()
                 short = _pantry(app).short(bands)
-                if not short or runner.running() >= runner.max_running:
-                    continue
+                if not short or runner.running() > 0:
+                    continue  # only while every solver is idle
                 name, difficulty, size = short[0]
                 seed = new_seed()
-                _make(app, games.get(name), difficulty, seed, size, AHEAD_CLIENT)
+                game = games.get(name)
+                making = _orders().start(
+                    (name, difficulty, seed, size),
+                    partial(_make, app, game, difficulty, seed, size, AHEAD_CLIENT),
+                )
+                making.result(timeout=MAKE_SECONDS + 10)
                 _pantry(app).put(name, difficulty, size, seed)
+        except Full:
+            continue  # the makings' place is taken: a request's level goes first
         except Exception:  # noqa: BLE001 - a making failed: the next round tries another seed
             app.logger.warning("a level made ahead failed", exc_info=True)
             time.sleep(pause * 5)
@@ -312,7 +326,8 @@ def share_text(
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
     app.extensions["puzzlelab.orders"] = Orders(
-        int(app.config.get("MAKE_MAX_WAITING") or MAKE_MAX_WAITING)
+        int(app.config.get("MAKE_MAX_WAITING") or MAKE_MAX_WAITING),
+        int(app.config.get("MAKE_AT_ONCE") or MAKE_AT_ONCE),
     )
     app.extensions["puzzlelab.pantry"] = Pantry()
     app.extensions["puzzlelab.remembered"] = Remembered()
