@@ -101,18 +101,18 @@ def test_a_request_without_a_seed_is_handed_a_level_made_ahead(tmp_path, monkeyp
 
     app = made_app(tmp_path)
     solvers = Solvers(app, monkeypatch)
-    with app.app_context():
-        from webapp import games
-
-        ref = making._make(app, games.get("blocks"), "expert", "4242", "", making.AHEAD_CLIENT)
-    making._pantry(app).put("blocks", "expert", "", "4242")
-    handed = app.test_client().get("/blocks/random?difficulty=expert")
-    assert handed.status_code == 302 and handed.location.endswith("seed=4242")
+    monkeypatch.setattr(solvers.runner, "running", lambda kind="solve": 1)
+    assert making.make_one_ahead(app) is None and not solvers.calls  # a solver is busy
+    monkeypatch.setattr(solvers.runner, "running", lambda kind="solve": 0)
+    game, band, _size = making.make_one_ahead(app)
+    assert band in ("hard", "expert") and len(solvers.calls) == 1
+    handed = app.test_client().get(f"/{game}/random?difficulty={band}")
+    assert handed.status_code == 302 and "seed=" in handed.location
     found = app.test_client().get(handed.location)
-    assert found.status_code == 303 and found.location.endswith(ref.path)
-    assert len(solvers.calls) == 1  # made once, ahead
-    other = app.test_client().get("/blocks/random?difficulty=expert")  # each handed out once
-    assert other.status_code == 302 and not other.location.endswith("seed=4242")
+    assert found.status_code == 303 and f"/{game}/" in found.location
+    assert len(solvers.calls) == 1  # made once, ahead: the request found it made
+    other = app.test_client().get(f"/{game}/random?difficulty={band}")  # each handed out once
+    assert other.status_code == 302 and other.location != handed.location
 
 
 def test_makings_under_way_are_capped_so_a_flood_holds_one_solver_at_most(tmp_path, monkeypatch):

@@ -181,38 +181,42 @@ def new_seed() -> str:
 
 
 def make_ahead(app: Flask, pause: float = 2.0) -> None:
-    """Keep a few levels of the harder bands made (the job runner makes them in turn with
-    every client's solves, as one client): a request without a seed is handed one, found
-    made. Only while every solver is idle, one at a time: a player's solve finds a solver
-    free."""
+    """Keep a few levels of the harder bands made, for ever (a thread of its own)."""
+    while True:
+        time.sleep(pause)
+        try:
+            make_one_ahead(app)
+        except Full:
+            continue  # the makings' place is taken: a request's level goes first
+        except Exception:  # noqa: BLE001 - a making failed: the next round tries another seed
+            app.logger.warning("a level made ahead failed", exc_info=True)
+            time.sleep(pause * 5)
+
+
+def make_one_ahead(app: Flask) -> tuple[str, str, str] | None:
+    """Make one level of the band with the fewest made ahead (the job runner makes it in its
+    turn with every client's solves, as one client), for a request without a seed to be
+    handed; the band, or None when every band has its few, or a solver is busy: only while
+    every solver is idle, one at a time, so a player's solve finds a solver free."""
     bands = [
         (game.name, difficulty, "")
         for game in games.all_games()
         if game.generates
         for difficulty in AHEAD
     ]
-    while True:
-        time.sleep(pause)
-        try:
-            with app.app_context():
-                runner = get_runner()
-                short = _pantry(app).short(bands)
-                if not short or runner.running() > 0:
-                    continue  # only while every solver is idle
-                name, difficulty, size = short[0]
-                seed = new_seed()
-                game = games.get(name)
-                making = _orders().start(
-                    (name, difficulty, seed, size),
-                    partial(_make, app, game, difficulty, seed, size, AHEAD_CLIENT),
-                )
-                making.result(timeout=MAKE_SECONDS + 10)
-                _pantry(app).put(name, difficulty, size, seed)
-        except Full:
-            continue  # the makings' place is taken: a request's level goes first
-        except Exception:  # noqa: BLE001 - a making failed: the next round tries another seed
-            app.logger.warning("a level made ahead failed", exc_info=True)
-            time.sleep(pause * 5)
+    with app.app_context():
+        short = _pantry(app).short(bands)
+        if not short or get_runner().running() > 0:
+            return None
+        name, difficulty, size = short[0]
+        seed = new_seed()
+        making = _orders().start(
+            (name, difficulty, seed, size),
+            partial(_make, app, games.get(name), difficulty, seed, size, AHEAD_CLIENT),
+        )
+        making.result(timeout=MAKE_SECONDS + 10)
+        _pantry(app).put(name, difficulty, size, seed)
+        return name, difficulty, size
 
 
 def made_context(game: Game, ref: LevelRef) -> dict[str, Any]:
