@@ -8,6 +8,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from tests.conftest import wait_until
 from webapp import create_app
 from webapp.generating import make_level
@@ -135,3 +137,30 @@ def test_makings_under_way_are_capped_so_a_flood_holds_one_solver_at_most(tmp_pa
     first.join(30), same.join(30)
     assert [answer.status_code for answer in answers] == [303, 303]
     assert answers[0].location == answers[1].location and len(solvers.calls) == 1
+
+
+def test_in_the_scaled_mode_the_cap_on_makings_is_the_whole_sites(tmp_path):
+    """Each web process counted its own makings: four processes made four levels at once,
+    and took every solver from the players. In Redis, the cap holds across them."""
+    from tests.redis_server import RedisServer
+    from webapp.jobs.scaled import Permits
+    from webapp.web.orders import Full, Orders
+
+    server = RedisServer()
+    server.start()
+    try:
+        one = Orders(max_making=4, site=Permits(server.url, "making", 1, 60))
+        two = Orders(max_making=4, site=Permits(server.url, "making", 1, 60))
+        held = threading.Event()
+        making = one.start("a", lambda: held.wait(30))
+        with pytest.raises(Full):
+            two.start("b", lambda: True)  # another process: the site's one place is taken
+        held.set()
+        making.result(10)
+        assert wait_until(lambda: one.making() == 0)
+        assert two.get("b", lambda: "made", wait=10) == "made"  # given back: the next goes
+        lapsed = Permits(server.url, "lapsing", 1, 0.5)
+        assert lapsed.take() is not None and lapsed.take() is None
+        assert wait_until(lambda: lapsed.take() is not None, 5)  # a dead holder's lapses
+    finally:
+        server.remove()

@@ -122,6 +122,45 @@ end
 """
 
 
+# Takes a permit when fewer than ARGV[3] are held: KEYS[1] the holders (a sorted set, each
+# until its expiry), ARGV: now, the holder's expiry, the most at once, the holder.
+_PERMIT = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+return 1
+"""
+
+
+class Permits:
+    """At most ``most`` of something at once across every web process (levels being made:
+    each takes a solver for seconds), kept in Redis: a holder lasts ``ttl`` seconds at most,
+    so a process that dies holding one frees it by then."""
+
+    def __init__(self, url: str, name: str, most: int, ttl: float):
+        self.client = connect(url)
+        self.key = f"{PREFIX}permits:{name}"
+        self.most = most
+        self.ttl = ttl
+
+    def take(self) -> str | None:
+        """A permit's token, or None when ``most`` are held. With Redis away, a permit (the
+        web process's own cap still holds)."""
+        token = secrets.token_hex(8)
+        now = time.time()
+        try:
+            taken = self.client.eval(_PERMIT, 1, self.key, now, now + self.ttl, self.most, token)
+        except redis.RedisError:
+            return token
+        return token if taken else None
+
+    def give(self, token: str) -> None:
+        try:
+            self.client.zrem(self.key, token)
+        except redis.RedisError:
+            pass  # it lapses by itself
+
+
 def _key(job_id: str, part: str = "") -> str:
     return f"{PREFIX}job:{job_id}{':' + part if part else ''}"
 

@@ -46,10 +46,11 @@ MAKE_WAIT = 8.0
 #: Requests that may wait on makings at once (the MAKE_MAX_WAITING setting): past it, a
 #: request is answered at once with 503 and when to come back.
 MAKE_MAX_WAITING = 8
-#: Makings under way at once (the MAKE_AT_ONCE setting), made-ahead ones included: a solver
-#: is seconds of a core for an expert level, and a small machine has two; past it a request
-#: for a level not made yet is answered at once with 503 and when to come back. So a flood
-#: of requests for levels holds one solver at most, and a player's solve finds the other.
+#: Makings under way at once (the MAKE_AT_ONCE setting; across every web process in the
+#: scaled mode), made-ahead ones included: a solver is seconds of a core for an expert
+#: level, and a small machine has two; past it a request for a level not made yet is
+#: answered at once with 503 and when to come back. So a flood of requests for levels holds
+#: one solver at most, and a player's solve finds the other.
 MAKE_AT_ONCE = 1
 #: The bands made ahead, a few levels each, handed out to requests without a seed.
 AHEAD = ("hard", "expert")
@@ -329,9 +330,14 @@ def share_text(
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
+    at_once = int(app.config.get("MAKE_AT_ONCE") or MAKE_AT_ONCE)
+    site = None
+    if app.config.get("REDIS_URL"):  # several web processes: the cap is the site's
+        from webapp.jobs.scaled import Permits
+
+        site = Permits(app.config["REDIS_URL"], "making", at_once, MAKE_SECONDS + 30)
     app.extensions["puzzlelab.orders"] = Orders(
-        int(app.config.get("MAKE_MAX_WAITING") or MAKE_MAX_WAITING),
-        int(app.config.get("MAKE_AT_ONCE") or MAKE_AT_ONCE),
+        int(app.config.get("MAKE_MAX_WAITING") or MAKE_MAX_WAITING), at_once, site
     )
     app.extensions["puzzlelab.pantry"] = Pantry()
     app.extensions["puzzlelab.remembered"] = Remembered()

@@ -13,8 +13,8 @@ Here:
   request past the cap is turned away at once (503, come back in a few seconds), and one
   whose level is not made within its bound is answered "still being made", while the making
   goes on without it (its level is kept, and the page's next look finds it);
-- at most ``max_making`` makings are under way at once, so the threads they hold are
-  bounded too;
+- at most ``max_making`` makings are under way at once, so the threads they hold and the
+  solvers they take are bounded too (across every web process, with ``site`` permits);
 - ``Pantry`` keeps a few levels of the harder bands made ahead, handed out to requests
   without a seed.
 """
@@ -26,9 +26,17 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 T = TypeVar("T")
+
+
+class Permits(Protocol):
+    """Makings at once across every web process (webapp.jobs.scaled.Permits, in Redis)."""
+
+    def take(self) -> str | None: ...
+
+    def give(self, token: str) -> None: ...
 
 
 class Full(Exception):
@@ -38,9 +46,12 @@ class Full(Exception):
 class Orders(Generic[T]):
     """Makings under way, one per key, and the requests waiting on them (bounded both)."""
 
-    def __init__(self, max_waiting: int = 8, max_making: int = 16):
+    def __init__(self, max_waiting: int = 8, max_making: int = 16, site: Permits | None = None):
+        """``site``: the permits every web process shares, when there are several (the
+        scaled mode): a making takes one as well, so the cap holds for the whole site."""
         self.max_waiting = max_waiting
         self.max_making = max_making
+        self.site = site
         self.waiting = 0
         self._making: dict[Hashable, Future[T]] = {}
         self._lock = threading.Lock()
@@ -62,6 +73,9 @@ class Orders(Generic[T]):
             return future
         if len(self._making) >= self.max_making:
             raise Full
+        permit = self.site.take() if self.site is not None else None
+        if self.site is not None and permit is None:
+            raise Full  # the other web processes hold every making's place
         future = self._making[key] = Future()
 
         def run() -> None:
@@ -70,6 +84,8 @@ class Orders(Generic[T]):
             except BaseException as error:  # noqa: BLE001 - handed to whoever waits on it
                 future.set_exception(error)
             finally:
+                if permit is not None:
+                    self.site.give(permit)  # type: ignore[union-attr]
                 with self._lock:
                     self._making.pop(key, None)
 
