@@ -24,21 +24,11 @@ from flask_limiter import Limiter
 from limits import parse
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from webapp.core.budgets import (
-    CPU,
-    LEVEL_BYTES,
-    NEW_GAMES,
-    NEW_PLAYERS,
-    PICTURE_BYTES,
-    Allowance,
-    Budget,
-)
+from webapp.core.budgets import CPU, NEW_PLAYERS, Allowance, Budget
 from webapp.core.clients import address_key
 from webapp.core.door import Load, Slots
 from webapp.core.errors import TooMany
 from webapp.web.door import LoadGate, Turn
-
-__all__ = ["CPU", "LEVEL_BYTES", "NEW_GAMES", "PICTURE_BYTES", "address_key"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 

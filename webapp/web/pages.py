@@ -30,7 +30,7 @@ from jinja2 import TemplateNotFound
 
 from webapp import games
 from webapp.core import catalog, pictures, sharing
-from webapp.core.budgets import MOVE_BYTES, MOVES, NEW_LEVELS, PASTES, UPLOADS
+from webapp.core.budgets import MOVE_BYTES, MOVES, NEW_LEVELS, PASTES, PICTURE_BYTES, UPLOADS
 from webapp.core.catalog import POSITION, LevelRef
 from webapp.core.errors import Conflict, NotFound, Refused
 from webapp.core.levels import get_game
@@ -415,7 +415,7 @@ def upload_picture(game_name: str) -> Response | tuple[str, int]:
     if pictures.folder_bytes(picture_folder()) > current_app.config["PICTURES_BUDGET_MB"] * 2**20:
         message = "The site holds as many pictures as it can just now; try later."
         return _level_with_message(found, message, 503)
-    budgets.check(budgets.PICTURE_BYTES)
+    budgets.check(PICTURE_BYTES)
     rows, cols = game.board_shape(found.level)
     # Decoded in a child process with a memory cap: never in this one.
     try:
@@ -435,7 +435,7 @@ def upload_picture(game_name: str) -> Response | tuple[str, int]:
     if "refused" in stored:
         return _level_with_message(found, f"That picture cannot be used: {stored['refused']}", 400)
     kept = pictures.upload_path(picture_folder(), stored["picture"])
-    budgets.charge(budgets.PICTURE_BYTES, kept.stat().st_size if kept is not None else len(data))
+    budgets.charge(PICTURE_BYTES, kept.stat().st_size if kept is not None else len(data))
     return redirect(_with_picture(game, found.ref.path, stored["picture"]), code=303)
 
 
