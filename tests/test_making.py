@@ -164,3 +164,19 @@ def test_in_the_scaled_mode_the_cap_on_makings_is_the_whole_sites(tmp_path):
         assert wait_until(lambda: lapsed.take() is not None, 5)  # a dead holder's lapses
     finally:
         server.remove()
+
+
+def test_only_asking_for_a_new_making_spends_the_made_levels_budget(tmp_path, monkeypatch):
+    """A page that looks again while its level is made, or a link to a level made before,
+    used to spend the budget at every look."""
+    app = made_app(tmp_path, BUDGET_MADE_LEVELS="2 per hour")
+    solvers = Solvers(app, monkeypatch)
+    client = app.test_client()
+    assert client.get(EXPERT + "21").status_code == 303  # made: spent
+    for _ in range(5):
+        assert client.get(EXPERT + "21").status_code == 303  # found made: free
+        assert client.get("/blocks/random?difficulty=expert").status_code == 302  # a seed: free
+    assert client.get(EXPERT + "22").status_code == 303  # made: spent
+    refused = client.get(EXPERT + "23")
+    assert refused.status_code == 429 and "many new levels" in refused.text
+    assert len(solvers.calls) == 2

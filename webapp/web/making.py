@@ -19,7 +19,7 @@ from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Blueprint, Flask, Response, current_app, redirect, render_template, request
+from flask import Blueprint, Flask, Response, current_app, g, redirect, render_template, request
 
 from webapp import games
 from webapp.core import sharing
@@ -83,6 +83,9 @@ def made_ref(game: Game, difficulty: str, seed: str, size: str = "", client: str
     again, when it is not made within MAKE_WAIT seconds (the making goes on) or too many
     requests wait on makings already."""
     known = _known(game, difficulty, seed, size)
+    key = (game.name, difficulty, seed, size)
+    if known is not None or _orders().under_way(key):
+        g.nothing_new = True  # found made, or made already for someone: no budget spent
     if known is not None:
         return known
     app = current_app._get_current_object()  # type: ignore[attr-defined]
@@ -90,7 +93,7 @@ def made_ref(game: Game, difficulty: str, seed: str, size: str = "", client: str
     try:
         with waiting_elsewhere():
             ref = _orders().get(
-                (game.name, difficulty, seed, size),
+                key,
                 lambda: _make(app, game, difficulty, seed, size, client),
                 wait,
             )
@@ -150,8 +153,15 @@ def _make(app: Flask, game: Game, difficulty: str, seed: str, size: str, client:
         return ref
 
 
+def asked_for_a_making(_response: Response) -> bool:
+    """Whether a request for a level spends the made_levels budget: only one that asked for
+    a level to be made (a level found made, or made already for someone, or a seed handed
+    out, spends nothing, so a page that looks again while its level is made costs nothing)."""
+    return not g.get("nothing_new")
+
+
 @bp.get("/<game_name>/random")
-@spends(MADE_LEVELS)
+@spends(MADE_LEVELS, deduct_when=asked_for_a_making)
 def random_level(game_name: str) -> Response:
     """A level of the difficulty asked for; without a seed, a new seed (and its link): one
     made ahead when there is one."""
@@ -167,6 +177,7 @@ def random_level(game_name: str) -> Response:
         raise Refused(f"{game.title} makes boards of these sizes: {known}.")
     seed = request.args.get("seed", "")
     if not seed:
+        g.nothing_new = True  # a seed handed out: its level is asked for by the next request
         seed = _pantry(current_app).take(game.name, difficulty, size) or new_seed()
         query = urlencode(
             {"difficulty": difficulty, "seed": seed, **({"size": size} if size else {})}

@@ -56,6 +56,11 @@ class Orders(Generic[T]):
         self._making: dict[Hashable, Future[T]] = {}
         self._lock = threading.Lock()
 
+    def under_way(self, key: Hashable) -> bool:
+        """Whether ``key`` is being made now."""
+        with self._lock:
+            return key in self._making
+
     def making(self) -> int:
         """Makings under way now."""
         with self._lock:
