@@ -315,7 +315,13 @@ def asking_for_levels(
 #: What a refusal said, in short: the door's (the site busy), a budget's, or the makings'.
 WHY = {
     429: lambda said: " (the door)" if b"server is busy" in said else " (a budget)",
-    503: lambda said: " (being made)" if b"still being made" in said else " (makings full)",
+    503: lambda said: (
+        " (being made)"
+        if b"still being made" in said
+        else " (makings full)"
+        if b"being made just now" in said
+        else " (not made in time)"
+    ),
 }
 
 
