@@ -1,20 +1,22 @@
 """Floods from a few abusive clients while a well-behaved player moves and solves.
 
-    .venv/bin/python bench/abuse.py [--seconds 30] [--floods a,b] [--web N]
+    .venv/bin/python bench/abuse.py [--seconds 30] [--floods a,b] [--web N] [--nginx]
     .venv/bin/python bench/abuse.py --backup [--seconds 10]
     .venv/bin/python bench/abuse.py --sybil [--root CHECKOUT]
+
+Starts its own server (gunicorn with webapp/ops/serving.py, as `make run` does; with --web N
+the scaled mode, as `make cluster WEB=N` does) on a free loopback port with a temporary
+instance folder; with --nginx, docs/nginx.conf in front of it as docs/DEPLOY.md sets it up
+(the app trusting one proxy), and every client goes through nginx. The abusers come from
+other loopback addresses than the player (127.0.0.2 and up), so the per-client budgets see
+them as other clients, as they would be. Every flood is bounded in count and time, sends
+only to this machine, and stops by itself. Prints a markdown table: what each flood sent and
+how it was answered, then the player's move latency (p50, p99) and how long the player's
+solve waited to start.
 
 With --backup, the backup run instead: a player's stream of moves while another process
 backs the database up online and reads it (docs/DEPLOY.md), then the server killed with
 SIGKILL mid-stream; it prints the moves acknowledged and the moves the database kept.
-
-Starts its own server (gunicorn with webapp/ops/serving.py, as `make run` does; with --web N
-the scaled mode, as `make cluster WEB=N` does) on a free loopback port with a temporary
-instance folder. The abusers come from other loopback addresses than the
-player (127.0.0.2 and up), so the per-client budgets see them as other clients, as they would
-be. Every flood is bounded in count and time, sends only to this machine, and stops by itself.
-Prints a markdown table: what each flood sent and how it was answered, then the player's move
-latency (p50, p99) and how long the player's solve waited to start.
 
 --sybil runs the Sybil run instead: twenty fresh cookies from one address each win a level
 in one move, and twenty more each lose another (they play a replay link's moves), and the
@@ -54,6 +56,12 @@ GETTERS = [f"127.0.2.{n}" for n in range(1, 4)]
 LONG_PLAYERS = [f"127.0.3.{n}" for n in range(1, 4)]
 STARTERS = "127.0.4.1"
 SLOW_ADDRESSES = [f"127.0.5.{n}" for n in range(1, 11)]
+#: Nine addresses asking for expert levels (eight behind nginx, more at once), ten reading.
+GENERATORS = [f"127.0.6.{n}" for n in range(1, 10)]
+READERS = [f"127.0.7.{n}" for n in range(1, 11)]
+#: The games that make levels, and a cheap replay link (a few moves: a page of tens of ms).
+MAKERS = ("sokoban", "sliding", "vexed", "blocks")
+REPLAY = "/sokoban/first-steps/3?moves=" + "du" * 10
 LEVEL = "/sokoban/first-steps/3"
 MOVES = "du"
 
@@ -288,7 +296,74 @@ def flood_new_games(port: int, until: float, tally: Counter) -> None:
         tally[f"new games: {status}"] += 1
 
 
-def run_all(one: Any, sources: list[str]) -> None:
+def asking_for_levels(
+    port: int, until: float, tally: Counter, sources: list[str], at_once: int
+) -> None:
+    """Each of ``sources`` asking ``at_once`` requests at a time for an expert level of a
+    fresh seed (each a making, unless found made), four a connection: 60 an address, inside
+    the made_levels budget of 60 an hour."""
+    import random
+
+    def one(source: str) -> None:
+        def connection(index: int) -> None:
+            browser = Browser(port, source)
+            shuffle = random.Random(f"{source}/{index}")
+            for number in range(4):
+                if time.monotonic() >= until:
+                    return
+                game = MAKERS[(index + number) % len(MAKERS)]
+                seed = shuffle.randrange(10**8, 10**9)
+                start = time.monotonic()
+                status, said = browser.request(
+                    "GET", f"/{game}/random?difficulty=expert&seed={seed}"
+                )
+                waited = time.monotonic() - start
+                why = WHY.get(status, lambda _said: "")(said)
+                tally[f"levels asked for: {status}{why}"] += 1
+                tally[f"levels asked for: {status}{why}, answered within 1 s"] += waited < 1.0
+
+        run_all(connection, list(range(at_once)))
+
+    run_all(one, sources)
+
+
+#: What a refusal said, in short: the door's (the site busy), a budget's, or the makings'.
+WHY = {
+    429: lambda said: " (the door)" if b"server is busy" in said else " (a budget)",
+    503: lambda said: (
+        " (being made)"
+        if b"still being made" in said
+        else " (makings full)"
+        if b"being made just now" in said
+        else " (not made in time)"
+    ),
+}
+
+
+def flood_generator(port: int, until: float, tally: Counter) -> None:
+    """Nine addresses, fifteen requests at once each, for expert levels of fresh seeds."""
+    asking_for_levels(port, until, tally, GENERATORS, 15)
+
+
+def flood_generator_wide(port: int, until: float, tally: Counter) -> None:
+    """Eight addresses, thirty-two at once each (nginx's limit per client)."""
+    asking_for_levels(port, until, tally, GENERATORS[:8], 32)
+
+
+def flood_replays(port: int, until: float, tally: Counter) -> None:
+    """Ten addresses without cookies reading a cheap replay link as fast as answers come:
+    each one light on its own."""
+
+    def one(source: str) -> None:
+        browser = Browser(port, source)
+        while time.monotonic() < until:
+            status, _ = browser.request("GET", REPLAY)
+            tally[f"replay pages: {status}"] += 1
+
+    run_all(one, READERS)
+
+
+def run_all(one: Any, sources: list[Any]) -> None:
     workers = [threading.Thread(target=one, args=(source,), daemon=True) for source in sources]
     for worker in workers:
         worker.start()
@@ -425,11 +500,16 @@ def sybil_run(port: int, cookies: int = 20) -> list[tuple[str, str, Counter, str
     return rows
 
 
-def serve(folder: str, port: int, web: int = 0, root: Path = ROOT) -> subprocess.Popen:
+def serve(
+    folder: str, port: int, web: int = 0, proxied: bool = False, root: Path = ROOT
+) -> subprocess.Popen:
     """The app on ``port``: one gunicorn process as `make run` starts it, or with ``web``
     the scaled mode (`make cluster`: PostgreSQL, Redis, ``web`` web processes, two solver
-    workers and a hint worker)."""
+    workers and a hint worker); ``proxied``: trusting one proxy in front, and leaving the
+    connections per client to it, as docs/DEPLOY.md sets it up behind nginx."""
     env = {**os.environ, "PUZZLE_LAB_INSTANCE": folder, "PUZZLE_LAB_PREBUILD_TABLES": "false"}
+    if proxied:
+        env |= {"PUZZLE_LAB_PROXIES": "1", "PUZZLE_LAB_THREADS_PER_CLIENT": "0"}
     if web:
         command = ["-m", "webapp.ops.cluster", "--web", str(web), "--port", str(port)]
         command += ["--redis-port", str(free_port()), "--pg-port", str(free_port())]
@@ -554,6 +634,44 @@ def backup_during_moves(seconds: float) -> None:
     print(f"| plain reads | {reads} |")
 
 
+def front(folder: str, app_port: int) -> tuple[subprocess.Popen, int]:
+    """docs/nginx.conf in front of the app on ``app_port``, as written; its port."""
+    import shutil
+
+    port = free_port()
+    config = (ROOT / "docs" / "nginx.conf").read_text()
+    config = config.replace("server 127.0.0.1:5000;", f"server 127.0.0.1:{app_port};")
+    config = config.replace("listen 8080;", f"listen 127.0.0.1:{port};")
+    home = Path(folder) / "nginx"
+    (home / "logs").mkdir(parents=True)
+    (home / "nginx.conf").write_text(config)
+    settings = f"daemon off; pid {home}/nginx.pid; error_log {home}/error.log;"
+    if os.geteuid() == 0:
+        settings += " user root;"  # its workers read this temporary folder
+    nginx = subprocess.Popen(
+        [
+            shutil.which("nginx") or "/usr/sbin/nginx",
+            "-p",
+            str(home),
+            "-c",
+            str(home / "nginx.conf"),
+        ]
+        + ["-g", settings],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return nginx, port
+        except OSError:
+            time.sleep(0.2)
+    os.killpg(nginx.pid, 9)
+    raise SystemExit("nginx did not start")
+
+
 FLOODS = [
     "flood_solves",
     "flood_hints",
@@ -589,7 +707,8 @@ def main() -> None:
     parser.add_argument(
         "--floods",
         default=",".join(name.removeprefix("flood_") for name in FLOODS),
-        help="which floods to run, comma-separated (default: all; none: the player alone)",
+        help="which floods to run, comma-separated (default: all but generator, "
+        "generator_wide and replays, each run on its own; none: the player alone)",
     )
     parser.add_argument(
         "--web",
@@ -604,6 +723,9 @@ def main() -> None:
     )
     parser.add_argument("--sybil", action="store_true", help="the Sybil run instead of floods")
     parser.add_argument("--root", type=Path, default=ROOT, help="serve the app from this checkout")
+    parser.add_argument(
+        "--nginx", action="store_true", help="put docs/nginx.conf in front, every client behind it"
+    )
     args = parser.parse_args()
     if args.backup:
         backup_during_moves(args.seconds)
@@ -613,12 +735,15 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory() as folder:
         port = free_port()
-        server = serve(folder, port, args.web)
+        server = serve(folder, port, args.web, proxied=args.nginx)
+        nginx, app_port = None, port
+        if args.nginx:
+            nginx, port = front(folder, port)
         try:
             tally: Counter = Counter()
             report: dict = {}
             time.sleep(5)  # the worker warms its pages before its memory is read
-            report["rss before"] = rss_mb(port)
+            report["rss before"] = rss_mb(app_port)
             start = time.monotonic()
             until = start + args.seconds
             # The floods run in a process of their own at a lower priority: on this 2-core
@@ -634,8 +759,11 @@ def main() -> None:
             player_thread.join(args.seconds + 60)
             tally.update(results.get(timeout=120))
             floods.join(30)
-            report["rss after"] = rss_mb(port)
+            report["rss after"] = rss_mb(app_port)
         finally:
+            if nginx is not None:
+                os.killpg(nginx.pid, 3)  # SIGQUIT: nginx's graceful stop
+                nginx.wait(10)
             if args.web:
                 server.terminate()  # the cluster stops what it started, then itself
                 server.wait(60)
@@ -644,8 +772,9 @@ def main() -> None:
                 server.wait(10)
     latencies = report.get("latencies") or [float("nan")]
     pages = report.get("pages") or [float("nan")]
+    front_note = ", every client through docs/nginx.conf" if args.nginx else ""
     print(f"Floods ({args.floods or 'none'}) for {args.seconds:g} s from other loopback")
-    print("addresses than the player.\n")
+    print(f"addresses than the player{front_note}.\n")
     print("| flood: answer | count |\n|---|---|")
     for key in sorted(tally):
         print(f"| {key} | {tally[key]} |")

@@ -181,6 +181,8 @@ class Server:
         # No minute-long table builds behind every test server.
         env["PUZZLE_LAB_PREBUILD_TABLES"] = "false"
         env["PUZZLE_LAB_WARM_PAGES"] = "false"
+        # No level made ahead taking a solver behind a test's back (tests/test_making.py).
+        env["PUZZLE_LAB_MAKE_AHEAD"] = "false"
         # Every test player is this machine, at machine speed, from one address: the cost
         # budgets and load shedding that keep a public site fair would refuse them. Tests of
         # those set them (tests/test_budgets.py).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import time
 
 import pytest
@@ -95,11 +96,9 @@ def test_forty_players_behind_one_address_all_read_and_play(tmp_path):
         assert client.get_cookie("puzzlelab") is not None
 
 
-def test_reading_is_never_refused_and_a_flood_of_new_players_is(monkeypatch, tmp_path):
-    from webapp.web import budgets
-
-    monkeypatch.setattr(budgets, "NEW_PLAYERS", "2 per hour")
-    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
+def test_reading_is_never_refused_and_players_past_the_budget_play_unkept(tmp_path):
+    """The 101st new player of an hour behind one address used to be refused every move."""
+    app = app_with(tmp_path, BUDGET_NEW_PLAYERS="2 per hour")
     for _ in range(2):
         client = app.test_client()
         client.environ_base["REMOTE_ADDR"] = "203.0.113.7"
@@ -108,13 +107,41 @@ def test_reading_is_never_refused_and_a_flood_of_new_players_is(monkeypatch, tmp
     client.environ_base["REMOTE_ADDR"] = "203.0.113.7"
     for path in ("/", "/sokoban/", "/sokoban/microban/", "/sokoban/microban/1?moves=dlU"):
         assert client.get(path).status_code == 200, path  # reading past the budget: open
-    refused = move(client, csrf_of(client.get("/sokoban/microban/1").text))
-    assert refused.status_code == 429 and "new players" in refused.text
-    assert refused.mimetype == "text/plain"  # an htmx request gets the message alone
-    assert client.get_cookie("puzzlelab") is None
+    token = csrf_of(client.get("/sokoban/microban/1").text)
+    answers = [move(client, token, moves=text) for text in ("d", "l", "U")]
+    assert [answer.status_code for answer in answers] == [200, 200, 200]
+    assert '<b id="count-moves">3</b>' in answers[-1].text  # one game, in its page
+    assert 'id="unkept"' in answers[-1].text and "Many new players" in answers[-1].text
+    assert client.get_cookie("puzzlelab") is None  # no player made
+    with app.test_request_context():
+        from webapp.web import players
+        from webapp.web.database import get_store
+
+        named = players._visitor_player(token)
+        stored = get_store().query("SELECT count(*) AS n FROM games WHERE player=?", (named,))
+    assert named and stored[0]["n"] == 0  # nothing of it in the database
+    reloaded = client.get("/sokoban/microban/1")
+    assert '<b id="count-moves">0</b>' in reloaded.text  # a new page: a new game
     other = app.test_client()
-    other.environ_base["REMOTE_ADDR"] = "198.51.100.1"  # another client still may
-    assert move(other, csrf_of(other.get("/sokoban/microban/1").text)).status_code == 200
+    other.environ_base["REMOTE_ADDR"] = "198.51.100.1"  # another client is kept as ever
+    kept = move(other, csrf_of(other.get("/sokoban/microban/1").text))
+    assert kept.status_code == 200 and 'id="unkept"' not in kept.text
+    assert other.get_cookie("puzzlelab") is not None
+
+
+def test_refused_first_actions_spend_no_new_player(tmp_path):
+    """A new player is counted when its first action is accepted: forty refused requests
+    (here five) used to spend the budget of the players behind the address."""
+    app = app_with(tmp_path, BUDGET_NEW_PLAYERS="2 per hour")
+    for _ in range(5):
+        client, token = fresh(app)
+        refused = client.post("/sokoban/new", data={"text": "", "csrf_token": token})
+        assert refused.status_code == 400 and client.get_cookie("puzzlelab") is None
+    for _ in range(2):
+        client, token = fresh(app)
+        played = move(client, token)
+        assert played.status_code == 200 and 'id="unkept"' not in played.text
+        assert client.get_cookie("puzzlelab") is not None
 
 
 def test_a_browser_without_cookies_plays_in_its_page_and_is_told_it_is_not_kept(
@@ -123,8 +150,8 @@ def test_a_browser_without_cookies_plays_in_its_page_and_is_told_it_is_not_kept(
     from webapp.web import players
 
     counted = []
-    real = players.allow_new_player
-    monkeypatch.setattr(players, "allow_new_player", lambda: counted.append(1) or real())
+    real = players.count_new_player
+    monkeypatch.setattr(players, "count_new_player", lambda: counted.append(1) or real())
     app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
     client = app.test_client(use_cookies=False)
     token = csrf_of(client.get("/sokoban/microban/1").text)
@@ -320,7 +347,7 @@ def test_requests_take_turns_the_lightest_client_first():
     the least lately first, and a heavy one waits in vain when light ones keep coming."""
     import threading
 
-    from webapp.web.budgets import Slots
+    from webapp.core.door import Slots
 
     slots = Slots(size=1, max_wait=5.0, max_waiting=2)
     assert slots.enter(0.0)  # one request being worked on
@@ -354,7 +381,7 @@ def test_costly_requests_take_one_lane_and_cheap_ones_pass_them():
     cheap request never shares the interpreter with more than one of them."""
     import threading
 
-    from webapp.web.budgets import Slots
+    from webapp.core.door import Slots
 
     slots = Slots(size=3, costly_size=1, max_wait=5.0)
     assert slots.enter(900.0, costly=True)  # a flood's costly request in hand
@@ -380,7 +407,8 @@ def test_costly_requests_take_one_lane_and_cheap_ones_pass_them():
 
 
 def test_a_turn_waits_only_so_long_and_is_given_up_while_waiting_elsewhere(tmp_path):
-    from webapp.web.budgets import LoadGate, Slots
+    from webapp.core.door import Slots
+    from webapp.web.door import LoadGate
 
     slots = Slots(size=1, max_wait=0.2)
     assert slots.enter(0.0)
@@ -453,7 +481,7 @@ def test_a_busy_site_refuses_with_a_plain_cheap_answer(tmp_path):
 
 
 def test_use_is_counted_per_client_and_decays():
-    from webapp.web.budgets import Load
+    from webapp.core.door import Load
 
     load = Load(half_life=1.0)
     load.spent("a", 400)
@@ -479,7 +507,7 @@ def test_players_behind_one_address_are_each_their_own_client_at_the_door(tmp_pa
 
 def test_what_a_client_asks_counts_whether_or_not_it_is_served():
     """A flood that is mostly refused must not look lighter than a player who is served."""
-    from webapp.web.budgets import Load
+    from webapp.core.door import Load
 
     load = Load()
     load.spent("flood", 30.0)  # its requests cost 30 ms
@@ -526,7 +554,7 @@ def test_a_sockets_opening_is_charged_as_it_opens_not_when_it_closes(tmp_path):
 def test_a_light_clients_request_is_never_the_one_turned_away():
     import threading
 
-    from webapp.web.budgets import Slots
+    from webapp.core.door import Slots
 
     slots = Slots(size=1, max_wait=5.0, max_waiting=1)
     assert slots.enter(0.0)
@@ -582,3 +610,128 @@ def test_a_slow_upload_holds_no_turn_while_its_body_comes_in(tmp_path):
     release.set()
     sender.join(10)
     assert statuses and statuses[0].startswith("403")  # on to the app (which wants a token)
+
+
+# -- one budget, one counter, whatever the route (issue #43) ------------------------------------
+def test_editor_saves_and_pastes_spend_one_budget(tmp_path):
+    """docs/SECURITY.md: a level saved from the editor counts as a paste. Each route used to
+    keep its own counter, so a client had the budget twice over."""
+    app = app_with(tmp_path, BUDGET_PASTES="2 per hour")
+    client, token = fresh(app)
+    assert paste(client, token).status_code == 303
+    headers = {"X-CSRF-Token": token, "HX-Request": "true"}
+    rows = ["#######", "#@ $ .#", "#######"]
+    draft = json.dumps({"rows": [list(row) for row in rows], "fields": {"title": "Mine"}})
+    saved = client.post(
+        "/sokoban/edit/save", data={"draft": draft, "intent": "save"}, headers=headers
+    )
+    assert saved.status_code == 303  # the second of two
+    for again in (
+        paste(client, token),
+        client.post("/sokoban/edit/save", data={"draft": draft, "intent": "save"}, headers=headers),
+    ):
+        assert again.status_code == 429 and "shared many levels this hour" in again.text
+
+
+def test_solves_from_both_routes_spend_one_budget(tmp_path):
+    """A search started and a solution shortened are both solves."""
+    app = app_with(tmp_path, BUDGET_SOLVES="1 per hour")
+    client, token = fresh(app)
+    level = "/sokoban/microban/3"
+    client.get(level)
+    headers = {"X-CSRF-Token": token, "HX-Request": "true"}
+    solve = client.post(level + "/solve", data={"algorithm": "bfs"}, headers=headers)
+    assert solve.status_code == 200
+    shorter = client.post(
+        level + "/solve/improve", data={"moves": "rl", "metric": "moves"}, headers=headers
+    )
+    assert shorter.status_code == 429 and "started many solves lately" in shorter.text
+    with app.app_context():
+        from webapp.web.solvers import get_runner
+
+        get_runner().shutdown()
+
+
+def test_new_levels_from_both_routes_spend_one_budget(tmp_path):
+    """A start form's new game and a search's stopping place as a level are both new levels."""
+    app = app_with(tmp_path, BUDGET_NEW_LEVELS="1 per hour")
+    client, token = fresh(app)
+    made = client.post(
+        "/sliding/generate", data={"csrf_token": token, "rows": "3", "cols": "3", "mode": "uniform"}
+    )
+    assert made.status_code == 303
+    stopped = client.post("/sokoban/microban/3/solve/stopped", data={"csrf_token": token})
+    assert stopped.status_code == 429 and "made many new games this hour" in stopped.text
+
+
+def test_viewing_settings_is_free_and_only_a_change_spends_the_name_budget(tmp_path):
+    """Thirty views of /settings used to lock everyone behind the address out of it."""
+    app = app_with(tmp_path, BUDGET_NAMES="2 per hour")
+    client, token = fresh(app)
+    for _ in range(10):
+        assert client.get("/settings").status_code == 200
+    for name in ("Ann", "Bea"):
+        changed = client.post("/settings", data={"name": name, "csrf_token": token})
+        assert changed.status_code == 303
+    refused = client.post("/settings", data={"name": "Cid", "csrf_token": token})
+    assert refused.status_code == 429 and "changed your name many times" in refused.text
+    neighbour, _ = fresh(app)
+    assert neighbour.get("/settings").status_code == 200  # still open to look at
+
+
+def test_anonymous_reading_is_one_lane_and_a_player_who_moves_goes_first():
+    """Ten addresses reading cheap replay pages each look light; together they took the
+    turns of a player who moves. Anonymous reading is one share, whoever asks: one request
+    of it at a time, and every other request waiting goes before it."""
+    import threading
+
+    from webapp.core.door import Slots
+
+    slots = Slots(size=2, reading_size=1, max_wait=5.0)
+    assert slots.enter(0.0, reading=True)  # a reader's page in hand
+    admitted: list[str] = []
+
+    def wait(name: str, priority: float, reading: bool) -> None:
+        if slots.enter(priority, reading=reading):
+            admitted.append(name)
+
+    other = threading.Thread(target=wait, args=("reader", 0.0, True))  # as light as can be
+    other.start()
+    assert wait_until(lambda: len(slots._waiting) == 1)  # the lane is taken: it waits
+    wait("move", 500.0, False)  # a player's move, heavier: in at once, the other slot
+    assert admitted == ["move"] and slots.busy == 2
+    later = threading.Thread(target=wait, args=("next move", 600.0, False))
+    later.start()
+    assert wait_until(lambda: len(slots._waiting) == 2)
+    slots.leave()  # the move is answered: the next move goes before the waiting reader
+    later.join(5)
+    assert admitted == ["move", "next move"] and len(slots._waiting) == 1
+    slots.leave(reading=True)  # the first page is answered: the reader's turn
+    other.join(5)
+    assert admitted == ["move", "next move", "reader"]
+    slots.leave(reading=True)
+    slots.leave()
+    assert slots.busy == 0 and slots.reading_busy == 0
+
+
+def test_a_page_without_a_players_cookie_is_anonymous_reading(tmp_path):
+    app = app_with(tmp_path, LOAD_SHEDDING=True)
+    gate = app.wsgi_app
+    client = app.test_client()
+    page = client.get("/sokoban/microban/1")
+    page.close()  # the answer sent: its turn given back
+    played = move(client, csrf_of(page.text))
+    played.close()
+    assert played.status_code == 200 and gate.slots.busy == 0
+    cookie = client.get_cookie("puzzlelab").value
+    anonymous = {"REQUEST_METHOD": "GET", "REMOTE_ADDR": "203.0.113.7"}
+    gate.client(anonymous)
+    assert gate.reading(anonymous)
+    known = {**anonymous, "HTTP_COOKIE": f"puzzlelab={cookie}"}
+    gate.client(known)
+    assert not gate.reading(known)  # a player's page goes with the players
+    assert not gate.reading({**anonymous, "REQUEST_METHOD": "POST"})  # an action is no reading
+    turn = gate.take(anonymous, "203.0.113.7")
+    assert turn is not None and turn.reading and gate.slots.reading_busy == 1
+    turn.end()
+    assert gate.slots.reading_busy == 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -199,3 +200,31 @@ def test_the_handle_knows_nothing_of_its_transport(runner):
     assert job.wait(15) is not None and job.result.status == "cancelled"  # `with` stopped it
     assert runner.get(job.id, "player-a") is job and runner.get(job.id, "someone") is None
     assert runner.latest("player-a", "handle") is job
+
+
+def call_waiting(runner: JobRunner, client: str) -> bool:
+    """Whether a call made for ``client`` waits for a solver, wherever the transport keeps it
+    (its line, or the place a call for no client waits)."""
+    if hasattr(runner, "_tickets"):
+        return any(t.client == client for t in runner._tickets) or bool(runner._calls_waiting)
+    return bool(runner.client.llen(f"pl:line:solve:{client}") or runner.queue.count)
+
+
+def test_a_level_made_for_a_client_does_not_jump_a_queued_solve(runner):
+    """Levels made to order are a client's work like its solves: a call for client c waits
+    its turn behind b's solve that was queued first (it used to go ahead of every solve)."""
+    long = runner.submit(ask("long", "a"))
+    assert started(long)
+    queued = runner.submit(ask("queued", "b"))
+    answers: list[int] = []
+    asking = threading.Thread(
+        target=lambda: answers.append(runner.call(os.getpid, timeout=90, client="c"))
+    )
+    asking.start()
+    assert wait_until(lambda: call_waiting(runner, "c"), 10)
+    long.stop()
+    assert started(queued) and queued.state == "running"
+    assert not answers and call_waiting(runner, "c")  # still waiting behind b's solve
+    queued.stop()
+    asking.join(60)
+    assert answers and answers[0] != os.getpid()  # then made, in a child of its own

@@ -46,6 +46,12 @@ class TooMany(Refused):
 
 
 class Unavailable(Refused):
-    """Not possible just now (503): a level that could not be made in the time allowed."""
+    """Not possible just now (503): a level that could not be made in the time allowed, or
+    the solvers too busy to take the request. ``retry_after``: the seconds after which to
+    ask again (the page looks again by itself then), when there is a moment to name."""
 
     status = 503
+
+    def __init__(self, message: str, retry_after: int = 0):
+        super().__init__(message)
+        self.retry_after = retry_after

@@ -303,14 +303,28 @@ class JobRunner(ABC):
         """Solves (or hints) running now."""
 
     def call(
-        self, target: Callable[..., Any], *args: Any, timeout: float = 30.0, memory_mb: int = 1024
+        self,
+        target: Callable[..., Any],
+        *args: Any,
+        timeout: float = 30.0,
+        memory_mb: int = 1024,
+        client: str = "",
     ) -> Any:
         """``target(*args)`` run in a capped child, its result returned (it must pickle);
-        TimeoutError or RuntimeError when it cannot be had within ``timeout`` seconds."""
-        return self._call(target, args, timeout, memory_mb)
+        TimeoutError or RuntimeError when it cannot be had within ``timeout`` seconds (the
+        wait for a solver included).
+
+        A call made for a ``client`` (a level made to order) is that client's work: it waits
+        in the solves' queue and takes its turn in ``fair_order`` like one of the client's
+        solves, so asking for levels never puts anyone's queued solve behind it. A call for
+        no client (a distance table a page needs, a picture's decoding: the site's own work,
+        short and few) goes before the queued solves."""
+        return self._call(target, args, timeout, memory_mb, client)
 
     @abstractmethod
-    def _call(self, target: Callable[..., Any], args: tuple, timeout: float, memory_mb: int) -> Any:
+    def _call(
+        self, target: Callable[..., Any], args: tuple, timeout: float, memory_mb: int, client: str
+    ) -> Any:
         """``call``'s work, as the transport does it."""
 
     @abstractmethod

@@ -19,7 +19,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from webapp.jobs import base
@@ -73,6 +73,24 @@ class Child:
     overdue: bool = False
 
 
+@dataclass(eq=False)  # a ticket is itself: looked up by identity in the line
+class Ticket:
+    """A call made for a client (``JobRunner.call``), waiting its turn among the queued
+    solves: granted a slot in ``fair_order``'s order, as one of that client's solves."""
+
+    client: str
+    created: float = field(default_factory=time.monotonic)
+    granted: threading.Event = field(default_factory=threading.Event)
+
+
+def _line_of(item: Job | Ticket) -> str:
+    return item.client if isinstance(item, Ticket) else item.request.queue_key
+
+
+def _pool_of(item: Job | Ticket) -> str:
+    return "solve" if isinstance(item, Ticket) else item.request.kind
+
+
 class Runner(JobRunner):
     """Every solve of this server process.
 
@@ -80,8 +98,8 @@ class Runner(JobRunner):
     longest ago first, each client's own in order), and a client may have only
     ``per_client_queued`` waiting, so one client's flood delays only itself. Hints run in a
     pool of their own (``max_hints``), so a hint never waits behind long solves. One-off
-    computations (``call``: distance tables) count within ``max_running``, ahead of the
-    queued solves.
+    computations count within ``max_running``: those for a client (a level made to order)
+    take their turns with the queued solves; the site's own (distance tables) go ahead.
     """
 
     def __init__(self, max_running: int | None = None, max_hints: int = 1, **rules: Any):
@@ -92,7 +110,8 @@ class Runner(JobRunner):
         self._turns = itertools.count()
         self._served: dict[str, int] = {}  # a client's last turn
         self._calls_running = 0  # one-off computations running
-        self._calls_waiting = 0  # and waiting for a slot (they go before queued solves)
+        self._calls_waiting = 0  # the site's own waiting for a slot (before queued solves)
+        self._tickets: list[Ticket] = []  # clients' calls waiting their turn
         self._slots = threading.Condition(threading.RLock())
         self.jobs: dict[str, Job] = {}
         self.children: dict[str, Child] = {}
@@ -139,15 +158,17 @@ class Runner(JobRunner):
             if job.state != "queued":
                 return 0
             kind = job.request.kind
-            order = [queued for queued in self._order() if queued.request.kind == kind]
+            order = [queued for queued in self._order() if _pool_of(queued) == kind]
             return base.position_in(order, job)
 
-    def _order(self) -> list[Job]:
-        """The queued jobs in the order they will start: in turns across clients, the one
-        served longest ago (or never) first; each client's jobs in the order they came."""
-        lines: dict[str, list[Job]] = {}
-        for job in self.queue:
-            lines.setdefault(job.request.queue_key, []).append(job)
+    def _order(self) -> list[Job | Ticket]:
+        """The queued jobs and clients' calls in the order they will start: in turns across
+        clients, the one served longest ago (or never) first; each client's own in the order
+        they came."""
+        lines: dict[str, list[Job | Ticket]] = {}
+        waiting: list[Job | Ticket] = [*self.queue, *self._tickets]
+        for item in sorted(waiting, key=lambda item: item.created):
+            lines.setdefault(_line_of(item), []).append(item)
         return base.fair_order(lines, self._served)
 
     def running(self, kind: str = "solve") -> int:
@@ -166,15 +187,20 @@ class Runner(JobRunner):
             started = True
             while started:
                 started = False
-                for job in self._order():
-                    if self._room(job.request.kind):
-                        self.queue.remove(job)
-                        self._served[job.request.queue_key] = next(self._turns)
+                for item in self._order():
+                    if self._room(_pool_of(item)):
+                        self._served[_line_of(item)] = next(self._turns)
                         if len(self._served) > 10_000:  # forget clients with nothing waiting
-                            waiting = {queued.request.queue_key for queued in self.queue}
+                            waiting = {_line_of(queued) for queued in self._order()}
                             for key in [k for k in self._served if k not in waiting]:
                                 del self._served[key]
-                        self._begin(job)
+                        if isinstance(item, Ticket):
+                            self._tickets.remove(item)
+                            self._calls_running += 1
+                            item.granted.set()
+                        else:
+                            self.queue.remove(item)
+                            self._begin(item)
                         started = True
                         break
             for job in self.queue:
@@ -218,15 +244,20 @@ class Runner(JobRunner):
         job.begin(process.pid)
         threading.Thread(target=self._follow, args=(job, receive), daemon=True).start()
 
-    def _call(self, target: Callable[..., Any], args: tuple, timeout: float, memory_mb: int) -> Any:
+    def _call(
+        self, target: Callable[..., Any], args: tuple, timeout: float, memory_mb: int, client: str
+    ) -> Any:
         """Run ``target(*args)`` in a child process and return its result (it must pickle).
 
         For exhaustive computations the web process must not do itself. The child runs at
         the solvers' low priority and counts within ``max_running``: it waits for a slot
-        (before any queued solve), and its timeout includes that wait. Raises TimeoutError
-        or RuntimeError; the child is killed either way.
+        (a client's call in its turn with the queued solves, the site's own before them),
+        and its timeout includes that wait. Raises TimeoutError or RuntimeError; the child
+        is killed either way.
         """
         deadline = time.monotonic() + timeout
+        if client:
+            return self._client_call(target, args, deadline, memory_mb, client)
         with self.lock:
             self._calls_waiting += 1
         holding = False
@@ -248,6 +279,25 @@ class Runner(JobRunner):
                     self._calls_running -= 1
                 else:
                     self._calls_waiting -= 1
+                self._start_queued()
+
+    def _client_call(
+        self, target: Callable[..., Any], args: tuple, deadline: float, memory_mb: int, client: str
+    ) -> Any:
+        ticket = Ticket(client)
+        with self.lock:
+            self._tickets.append(ticket)
+            self._start_queued()
+        if not ticket.granted.wait(max(0.0, deadline - time.monotonic())):
+            with self.lock:
+                if not ticket.granted.is_set():
+                    self._tickets.remove(ticket)
+                    raise TimeoutError("no free solver in time")
+        try:
+            return self._child_call(target, args, max(0.1, deadline - time.monotonic()), memory_mb)
+        finally:
+            with self.lock:
+                self._calls_running -= 1
                 self._start_queued()
 
     def _child_call(

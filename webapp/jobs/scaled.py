@@ -75,6 +75,8 @@ CANCEL_CHECK = 0.2
 FOLLOW_SECONDS = 120.0
 #: Clients' last turns kept; beyond it, those with nothing waiting are forgotten.
 SERVED_KEPT = 10_000
+#: The owner of every client's call's record (a call belongs to no player).
+CALLER = "~calls"
 #: What a player reads when Redis cannot be reached.
 UNAVAILABLE = "The solver is unavailable right now; try again in a moment. (Playing still works.)"
 
@@ -118,6 +120,45 @@ while true do
   end
 end
 """
+
+
+# Takes a permit when fewer than ARGV[3] are held: KEYS[1] the holders (a sorted set, each
+# until its expiry), ARGV: now, the holder's expiry, the most at once, the holder.
+_PERMIT = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+return 1
+"""
+
+
+class Permits:
+    """At most ``most`` of something at once across every web process (levels being made:
+    each takes a solver for seconds), kept in Redis: a holder lasts ``ttl`` seconds at most,
+    so a process that dies holding one frees it by then."""
+
+    def __init__(self, url: str, name: str, most: int, ttl: float):
+        self.client = connect(url)
+        self.key = f"{PREFIX}permits:{name}"
+        self.most = most
+        self.ttl = ttl
+
+    def take(self) -> str | None:
+        """A permit's token, or None when ``most`` are held. With Redis away, a permit (the
+        web process's own cap still holds)."""
+        token = secrets.token_hex(8)
+        now = time.time()
+        try:
+            taken = self.client.eval(_PERMIT, 1, self.key, now, now + self.ttl, self.most, token)
+        except redis.RedisError:
+            return token
+        return token if taken else None
+
+    def give(self, token: str) -> None:
+        try:
+            self.client.zrem(self.key, token)
+        except redis.RedisError:
+            pass  # it lapses by itself
 
 
 def _key(job_id: str, part: str = "") -> str:
@@ -188,6 +229,8 @@ def run_next(kind: str) -> str:
 def _run(client: redis.Redis, job_id: str) -> str:
     """Run one solve (already marked running), writing its progress and result into Redis."""
     record = client.hgetall(_key(job_id))
+    if record.get(b"call"):
+        return _run_call(client, job_id, record)
     request: Request = pickle.loads(record[b"request"])
     keep = float(record.get(b"keep", b"1800"))
     stop = threading.Event()
@@ -238,6 +281,35 @@ def _run(client: redis.Redis, job_id: str) -> str:
     _finish(client, job_id, request.owner, result, keep)
     client.delete(_key(job_id, "alive"))
     return result.status
+
+
+def _run_call(client: redis.Redis, job_id: str, record: dict[bytes, bytes]) -> str:
+    """Run a client's call that took its turn in a line (``RedisRunner._call``): its answer
+    (or error) in the record, for the web process that waits on it."""
+    target, args, memory_mb = pickle.loads(record[b"call"])
+    keep = float(record.get(b"keep", b"300"))
+    stop = threading.Event()
+
+    def heartbeat() -> None:
+        while not stop.is_set():
+            try:
+                client.set(_key(job_id, "alive"), "1", px=int(HEARTBEAT_TTL * 1000))
+            except redis.RedisError:
+                pass
+            stop.wait(HEARTBEAT)
+
+    threading.Thread(target=heartbeat, daemon=True).start()
+    confine(memory_mb)
+    try:
+        answer = ("ok", target(*args))
+    except BaseException as exc:  # noqa: BLE001 - reported to the web process, which says it
+        answer = ("error", f"{type(exc).__name__}: {exc}")
+    finally:
+        stop.set()
+    client.hset(_key(job_id), "answer", pickle.dumps(answer))
+    _finish(client, job_id, CALLER, Result(status="solved"), keep)
+    client.delete(_key(job_id, "alive"))
+    return answer[0]
 
 
 def run_call(target: Callable[..., Any], args: tuple, memory_mb: int) -> Any:
@@ -371,8 +443,16 @@ class RedisRunner(JobRunner):
             self._touched[job_id] = time.monotonic()
         return job
 
-    def _call(self, target: Callable[..., Any], args: tuple, timeout: float, memory_mb: int) -> Any:
-        """Run ``target(*args)`` on a worker and return its result."""
+    def _call(
+        self, target: Callable[..., Any], args: tuple, timeout: float, memory_mb: int, client: str
+    ) -> Any:
+        """Run ``target(*args)`` on a worker and return its result: a client's call in its
+        turn in the solves' lines, the site's own at the front of RQ's queue."""
+        if client:
+            try:
+                return self._client_call(target, args, timeout, memory_mb, client)
+            except redis.RedisError as exc:
+                raise RuntimeError(f"the solver queue is unreachable: {exc}") from None
         try:
             job = self.queue.enqueue_call(
                 run_call,
@@ -398,6 +478,59 @@ class RedisRunner(JobRunner):
             raise TimeoutError(f"no answer within {timeout:g} s")
         except redis.RedisError as exc:
             raise RuntimeError(f"the solver queue is unreachable: {exc}") from None
+
+    def _client_call(
+        self, target: Callable[..., Any], args: tuple, timeout: float, memory_mb: int, client: str
+    ) -> Any:
+        """Queue the call in ``client``'s line of the solves' pool, as a solve is queued, and
+        wait for the worker that takes it in its turn to write the answer."""
+        deadline = time.monotonic() + timeout
+        job_id = secrets.token_urlsafe(12)
+        keep = max(60, int(timeout) + 60)
+        with self.client.lock(PREFIX + "submit", timeout=5, blocking_timeout=5):
+            arrival = self.client.incr(PREFIX + "turns") - 10**15
+            pipe = self.client.pipeline()
+            pipe.hset(
+                _key(job_id),
+                mapping={
+                    "owner": CALLER,
+                    "board": "",
+                    "kind": "solve",
+                    "client": client,
+                    "state": "queued",
+                    "version": 0,
+                    "call": pickle.dumps((target, args, memory_mb)),
+                    "created": repr(time.time()),
+                    "watched": "",
+                    "keep": keep,
+                },
+            )
+            pipe.expire(_key(job_id), keep + int(timeout))
+            pipe.sadd(ACTIVE, job_id)
+            pipe.hsetnx(_served_key("solve"), client, arrival)
+            pipe.rpush(_line_key("solve", client), job_id)
+            pipe.sadd(_waiting_key("solve"), client)
+            pipe.execute()
+            self._token("solve", timeout)
+        while time.monotonic() < deadline:
+            state, answer = self.client.hmget(_key(job_id), "state", "answer")
+            if state == b"done":
+                if answer is None:
+                    raise RuntimeError("the worker stopped before it answered")
+                kind, payload = pickle.loads(answer)
+                if kind != "ok":
+                    raise RuntimeError(payload)
+                return payload
+            time.sleep(0.1)
+        state, taken = self.client.hmget(_key(job_id), "state", "rq")
+        if state == b"queued":
+            self._cancel_queued(job_id, CALLER)
+        elif state == b"running" and taken:
+            try:
+                send_stop_job_command(self.client, taken.decode())
+            except Exception:  # noqa: BLE001 - it ended meanwhile: nothing to stop
+                pass
+        raise TimeoutError(f"no answer within {timeout:g} s")
 
     def queue_position(self, job: Job) -> int:
         if job.state != "queued":

@@ -22,7 +22,7 @@ from typing import Any
 from gunicorn.http.errors import LimitRequestLine
 from gunicorn.workers.gthread import ThreadWorker
 
-from webapp.web.budgets import address_key
+from webapp.core.clients import address_key
 
 #: Seconds a connection has to send its request line and headers.
 HEADER_SECONDS = float(os.environ.get("PUZZLE_LAB_HEADER_SECONDS", "5"))

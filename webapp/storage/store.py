@@ -149,6 +149,7 @@ CREATE TABLE IF NOT EXISTS names (
 );
 CREATE INDEX IF NOT EXISTS results_level ON results (game, level);
 CREATE INDEX IF NOT EXISTS games_updated ON games (updated);
+CREATE INDEX IF NOT EXISTS made_seed ON made (game, difficulty, seed);
 """
 
 T = TypeVar("T")
@@ -923,6 +924,18 @@ class Store:
             return None
         return {"difficulty": rows[0]["difficulty"], "seed": rows[0]["seed"],
                 **json.loads(rows[0]["figures"])}  # fmt: skip
+
+    def made_level(self, game: str, difficulty: str, seed: str, size: str = "") -> str | None:
+        """The level made before for ``difficulty``, ``seed`` and ``size`` (its id), if any:
+        a level is made once, and found here ever after."""
+        rows = self.query(
+            "SELECT id, figures FROM made WHERE game=? AND difficulty=? AND seed=?",
+            (game, difficulty, seed),
+        )
+        for row in rows:
+            if json.loads(row["figures"]).get("size", "") == size:
+                return row["id"]
+        return None
 
     def daily(self, game: str) -> dict[str, str]:
         """Every daily puzzle of a game so far: level id by UTC date."""

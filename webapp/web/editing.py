@@ -29,6 +29,7 @@ from flask import (
 
 from webapp import games
 from webapp.core import sharing
+from webapp.core.budgets import EDIT_LOOKS, EDIT_SHUFFLES, EDIT_VERDICTS, PASTES
 from webapp.core.catalog import CUSTOM, LevelRef
 from webapp.core.errors import NotFound, Refused, Unavailable
 from webapp.core.levels import MAX_LINK_MOVES, get_game
@@ -44,7 +45,7 @@ from webapp.games.base import (
 from webapp.generating import shuffle_draft
 from webapp.jobs.base import Busy, wait_for
 from webapp.search import Limits
-from webapp.web.budgets import limit, waiting_elsewhere
+from webapp.web.budgets import spends, waiting_elsewhere
 from webapp.web.database import get_store
 from webapp.web.levels import find_level, mark_board_shown, shelf
 from webapp.web.players import player_id
@@ -220,7 +221,7 @@ def blank_board(game_name: str) -> Response:
 
 # -- checks -----------------------------------------------------------------------------------
 @bp.post("/<game_name>/edit/look")
-@limit("edit_looks", "240 per minute", "The editor is checking a lot just now; wait a moment.")
+@spends(EDIT_LOOKS)
 def look(game_name: str) -> Response:
     """The structure of the draft: errors by square, and the dead squares."""
     game, editor = editable(game_name)
@@ -229,7 +230,7 @@ def look(game_name: str) -> Response:
 
 
 @bp.post("/<game_name>/edit/verdict")
-@limit("edit_verdicts", "60 per minute", "The solver has checked many drafts lately; wait.")
+@spends(EDIT_VERDICTS)
 def verdict(game_name: str) -> Response:
     """The solver's verdict on the draft, from a bounded search in a solver child."""
     game, editor = editable(game_name)
@@ -281,7 +282,7 @@ def _verdict_html(game: Game, found: dict[str, Any]) -> str:
 
 
 @bp.post("/<game_name>/edit/shuffle")
-@limit("edit_shuffles", "30 per minute", "You have shuffled many boards lately; wait a moment.")
+@spends(EDIT_SHUFFLES)
 def shuffle(game_name: str) -> Response:
     """The draft's board set to a position exactly the moves asked from solved, found and
     proved in a solver child."""
@@ -315,7 +316,7 @@ def shuffle(game_name: str) -> Response:
 
 # -- test-play, save and share ----------------------------------------------------------------
 @bp.post("/<game_name>/edit/save")
-@limit("pastes", "60 per hour", "You have shared many levels this hour; please wait a while.")
+@spends(PASTES)
 def save(game_name: str) -> Response:
     """The draft saved at its content address: to test-play it (``intent`` play, or watch with
     the solver's ``moves``), or to keep it as the player's own, signed with an author's name."""

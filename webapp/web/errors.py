@@ -23,16 +23,21 @@ UNREACHABLE = "The game store is unreachable; your game is safe. Please try agai
 STALE = "This game was changed in another tab or window; here it is as it stands now."
 
 
-def error_response(message: str, status: int) -> Response | tuple[str, int]:
+def error_response(message: str, status: int, again: int = 0) -> Response:
     """The error page; for an htmx request, the message alone as plain text (the page shows
-    it in its flash line, and text cannot inject markup there)."""
+    it in its flash line, and text cannot inject markup there). With ``again`` (seconds),
+    when to ask again: a Retry-After header, and the page looks again by itself then."""
     if request.headers.get("HX-Request"):
-        return Response(message, status, mimetype="text/plain")
-    return render_template("error.html", message=message), status
+        answer = Response(message, status, mimetype="text/plain")
+    else:
+        answer = Response(render_template("error.html", message=message, again=again), status)
+    if again:
+        answer.headers["Retry-After"] = str(again)
+    return answer
 
 
-def refused(error: Refused) -> Response | tuple[str, int]:
-    return error_response(error.message, error.status)
+def refused(error: Refused) -> Response:
+    return error_response(error.message, error.status, getattr(error, "retry_after", 0))
 
 
 def http_error(error: HTTPException) -> Response | tuple[str, int]:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import threading
+from collections import OrderedDict
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -16,15 +19,16 @@ from flask import current_app, request, url_for
 
 from webapp.core import catalog, pictures, ratings, results, sharing
 from webapp.core import levels as core
+from webapp.core.budgets import LEVEL_BYTES, NEW_GAMES
 from webapp.core.errors import TooMany
 from webapp.core.levels import MAX_LINK_MOVES, STATES, Found, replay_url
 from webapp.core.play import Play
 from webapp.core.records import Benchmark, Pace, Records, against, level_records, paced
 from webapp.games.base import Game
 from webapp.storage.store import SavedGame
-from webapp.web.budgets import LEVEL_BYTES, NEW_GAMES, client_key
+from webapp.web.budgets import charge, client_key
 from webapp.web.database import get_store
-from webapp.web.players import player_id
+from webapp.web.players import player_id, unkept
 from webapp.web.solvers import get_tables
 
 
@@ -34,7 +38,7 @@ def shelf() -> sharing.Shelf:
         get_store(),
         player_id(),
         current_app.config["LEVELS_BUDGET_MB"] * 2**20,
-        LEVEL_BYTES.charge,
+        partial(charge, LEVEL_BYTES),
         LEVEL_BYTES.message,
     )
 
@@ -70,13 +74,39 @@ def replay_seen(found: Found, replay: dict[str, Any]) -> None:
     mark_shown(found)
 
 
+class Unkept:
+    """The games of players past their client's new-player budget: kept in this process's
+    memory for their pages, never in the database (the last ``most``, the oldest forgotten).
+    With several web processes a page's next request may find another process: its game
+    starts afresh there, as the page's notice warns."""
+
+    def __init__(self, most: int = 10_000):
+        self._games: OrderedDict[tuple[str, str, str], SavedGame] = OrderedDict()
+        self._most = most
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str, str]) -> SavedGame | None:
+        with self._lock:
+            return self._games.get(key)
+
+    def put(self, key: tuple[str, str, str], game: SavedGame) -> None:
+        with self._lock:
+            self._games[key] = game
+            self._games.move_to_end(key)
+            if len(self._games) > self._most:
+                self._games.popitem(last=False)
+
+
+UNKEPT = Unkept()
+
+
 def load_play(found: Found) -> Play:
     """The player's game on this level. A stored history the rules no longer accept (the
     level changed under it) is kept as it is: the game shows the position before the first
     move refused, says so (``play.broken``), and is never saved over until the player
     restarts or undoes on purpose."""
-    saved = get_store().load_game(player_id(), found.game.name, found.ref.key)
     key = (player_id(), found.game.name, found.ref.key)
+    saved = UNKEPT.get(key) if unkept() else get_store().load_game(*key)
     play = Play(found.game, found.level, cache=STATES, cache_key=key)
     if saved is not None:
         play.version = SavedGame(list(saved.history), saved.cursor)
@@ -93,7 +123,13 @@ def save_play(found: Found, play: Play, moves: int = 0, fresh: bool = False) -> 
     ``fresh``: the board showed none before them."""
     if play.broken or not player_id():
         return  # a history that no longer replays is kept as it is; a visitor keeps nothing
-    if play.version is None and not NEW_GAMES.charge(1):
+    if unkept():  # past the new-player budget: in memory, for its page, and no record
+        UNKEPT.put(
+            (player_id(), found.game.name, found.ref.key), SavedGame(play.history, play.cursor)
+        )
+        play.version = SavedGame(list(play.history), play.cursor)
+        return
+    if play.version is None and not charge(NEW_GAMES, 1):
         raise TooMany(NEW_GAMES.message)  # each new game is a stored history
     store, player = get_store(), player_id()
     game, key = found.game.name, found.ref.key

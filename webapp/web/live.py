@@ -18,6 +18,7 @@ from flask import Blueprint, Flask, Response, current_app, redirect, render_temp
 from flask_sock import ConnectionClosed, Sock
 
 from webapp.core import sharing
+from webapp.core.budgets import HINTS, NEW_LEVELS, SOCKETS, SOLVES
 from webapp.core.catalog import POSITION, LevelRef
 from webapp.core.errors import NotFound, Refused
 from webapp.core.play import Play
@@ -26,7 +27,7 @@ from webapp.core.text import MAX_JSON_DEPTH, json_depth
 from webapp.games.base import LevelError, MoveError
 from webapp.jobs.base import Busy, Job
 from webapp.solving import check_solution
-from webapp.web.budgets import client_key, limit, socket_turn, waiting_elsewhere
+from webapp.web.budgets import client_key, socket_turn, spends, waiting_elsewhere
 from webapp.web.levels import (
     Found,
     find_level,
@@ -137,11 +138,7 @@ def client_address() -> str:
 
 # -- HTTP actions -----------------------------------------------------------------------------
 @bp.post("/<game_name>/<collection>/<ident>/solve")
-@limit(
-    "solves",
-    "12 per minute;120 per hour",
-    "You have started many solves lately; wait a minute before the next one.",
-)
+@spends(SOLVES)
 def start_solve(game_name: str, collection: str, ident: str) -> str:
     found = find_level(game_name, collection, ident)
     play = load_play(found)
@@ -158,11 +155,7 @@ def start_solve(game_name: str, collection: str, ident: str) -> str:
 
 
 @bp.post("/<game_name>/<collection>/<ident>/solve/improve")
-@limit(
-    "solves",
-    "12 per minute;120 per hour",
-    "You have started many solves lately; wait a minute before the next one.",
-)
+@spends(SOLVES)
 def improve_solution(game_name: str, collection: str, ident: str) -> str:
     """A solution of the level (the solver's, the player's, a replay's) made shorter by the
     game's optimizer: a solve in the panel, its playback the shorter solution."""
@@ -240,7 +233,7 @@ def use_solution(game_name: str, collection: str, ident: str) -> str:
 
 
 @bp.post("/<game_name>/<collection>/<ident>/solve/stopped")
-@limit("new_levels", "120 per hour", "You have made many new games this hour; please wait.")
+@spends(NEW_LEVELS)
 def play_stopped(game_name: str, collection: str, ident: str) -> Response:
     """The position a search stopped at (out of time or states), as a level of its own: the
     player takes it on from there."""
@@ -264,7 +257,7 @@ def play_stopped(game_name: str, collection: str, ident: str) -> Response:
 
 
 @bp.post("/<game_name>/<collection>/<ident>/hint")
-@limit("hints", "30 per minute", "You have asked for many hints lately; wait a minute.")
+@spends(HINTS)
 def hint(game_name: str, collection: str, ident: str) -> str:
     found = find_level(game_name, collection, ident)
     play = load_play(found)
@@ -319,7 +312,7 @@ def hint_failure(result: Any, seconds: float) -> str:
 # -- the socket ---------------------------------------------------------------------------------
 @sock.route("/<game_name>/<collection>/<ident>/solve/ws/<job_id>", bp=bp)
 # A page opens one socket a solve, and again after a drop; each open renders the panel.
-@limit("sockets", "60 per minute", "Too many solver streams opened lately.")
+@spends(SOCKETS)
 def solve_socket(ws: Any, game_name: str, collection: str, ident: str, job_id: str) -> None:
     if not same_origin(request):
         ws.close(reason=1008, message="cross-site socket refused")

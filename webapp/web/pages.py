@@ -30,13 +30,14 @@ from jinja2 import TemplateNotFound
 
 from webapp import games
 from webapp.core import catalog, pictures, sharing
+from webapp.core.budgets import MOVE_BYTES, MOVES, NEW_LEVELS, PASTES, PICTURE_BYTES, UPLOADS
 from webapp.core.catalog import POSITION, LevelRef
 from webapp.core.errors import Conflict, NotFound, Refused
 from webapp.core.levels import get_game
 from webapp.core.play import Play, Turns
 from webapp.games.base import DIFFICULTIES, MAX_LEVEL_TEXT, Game, IllegalMove, LevelError, MoveError
 from webapp.web import budgets
-from webapp.web.budgets import limit
+from webapp.web.budgets import spends
 from webapp.web.database import get_store
 from webapp.web.levels import (
     Found,
@@ -183,14 +184,8 @@ def _level_context(found: Found, message: str = "") -> dict[str, Any]:
 
 
 @bp.post("/<game_name>/<collection>/<ident>/play")
-@limit("moves", "40 per second;2000 per minute", "Too many moves at once; slow down a little.")
-@limit(
-    "move_bytes",
-    budgets.MOVE_BYTES,
-    "Too many moves at once; slow down a little.",
-    cost=budgets.move_bytes,
-    scope="move-bytes",
-)
+@spends(MOVES)
+@spends(MOVE_BYTES, cost=budgets.move_bytes)
 def play_action(game_name: str, collection: str, ident: str) -> Response | str:
     """One action on the player's game. A page sends moves without waiting for answers and
     numbers them (``page``, ``seq``): they are played in that order, and each answer says
@@ -320,7 +315,7 @@ def _cell(text: str) -> tuple[int, int]:
 
 # -- new levels: pasted, uploaded or generated ------------------------------------------------
 @bp.post("/<game_name>/new")
-@limit("pastes", "60 per hour", "You have shared many levels this hour; please wait a while.")
+@spends(PASTES)
 def paste(game_name: str) -> Response | tuple[str, int]:
     """A pasted or uploaded level gets a stable URL derived from its content."""
     game = get_game(game_name)
@@ -374,7 +369,7 @@ def _paste_error(game: Game, message: str, text: str) -> tuple[str, int]:
 
 
 @bp.post("/<game_name>/generate")
-@limit("new_levels", "120 per hour", "You have made many new games this hour; please wait.")
+@spends(NEW_LEVELS)
 def generate(game_name: str) -> Response:
     """A new level made by the game from the settings of its start form (a shuffle, say);
     refused while a solver works on the board it would replace."""
@@ -410,7 +405,7 @@ def _with_picture(game: Game, path: str, picture: str | None = None) -> str:
 
 # -- pictures ----------------------------------------------------------------------------------
 @bp.post("/<game_name>/picture")
-@limit("uploads", "20 per hour", "You have uploaded many pictures this hour; please wait a while.")
+@spends(UPLOADS)
 def upload_picture(game_name: str) -> Response | tuple[str, int]:
     """Store an uploaded picture, cropped to the board it was sent from, and show it there."""
     game = get_game(game_name)
@@ -431,7 +426,7 @@ def upload_picture(game_name: str) -> Response | tuple[str, int]:
     if pictures.folder_bytes(picture_folder()) > current_app.config["PICTURES_BUDGET_MB"] * 2**20:
         message = "The site holds as many pictures as it can just now; try later."
         return _level_with_message(found, message, 503)
-    budgets.PICTURE_BYTES.check()
+    budgets.check(PICTURE_BYTES)
     rows, cols = game.board_shape(found.level)
     # Decoded in a child process with a memory cap: never in this one.
     try:
@@ -451,7 +446,7 @@ def upload_picture(game_name: str) -> Response | tuple[str, int]:
     if "refused" in stored:
         return _level_with_message(found, f"That picture cannot be used: {stored['refused']}", 400)
     kept = pictures.upload_path(picture_folder(), stored["picture"])
-    budgets.PICTURE_BYTES.charge(kept.stat().st_size if kept is not None else len(data))
+    budgets.charge(PICTURE_BYTES, kept.stat().st_size if kept is not None else len(data))
     return redirect(_with_picture(game, found.ref.path, stored["picture"]), code=303)
 
 

@@ -2,11 +2,16 @@
 
 Reading costs no player: a page or a replay link shown to a visitor without a cookie makes
 nobody, counts against no budget and sets no cookie. A player is made when a visitor first
-acts (a move, a solve, a paste). The page a visitor reads carries a *visitor token*: a random
-nonce, signed. The player its first action makes is derived from that nonce, so every request
-of that page, even several sent at once before the cookie is back, acts as the same player;
-and a browser that refuses cookies still plays its game as long as the page is open (each of
-its requests names the same player), and is told that the game is not kept.
+acts (a move, a solve, a paste), and counted against the new players one client may start
+an hour once that action is accepted (a refused one spends nothing). Past that budget a
+visitor still plays, unkept: the game lives in this process's memory for its page, is never
+written to the database, and the page says why.
+
+The page a visitor reads carries a *visitor token*: a random nonce, signed. The player its
+first action makes is derived from that nonce, so every request of that page, even several
+sent at once before the cookie is back, acts as the same player; and a browser that refuses
+cookies still plays its game as long as the page is open (each of its requests names the
+same player), and is told that the game is not kept.
 """
 
 from __future__ import annotations
@@ -18,10 +23,11 @@ import threading
 from collections import OrderedDict
 from urllib.parse import urlsplit
 
-from flask import Flask, Request, current_app, g, request, session
+from flask import Flask, Request, Response, current_app, g, request, session
 
+from webapp.core.budgets import NEW_PLAYERS
 from webapp.core.errors import Forbidden
-from webapp.web.budgets import TooManyPlayers, allow_new_player
+from webapp.web.budgets import count_new_player, new_player_left
 
 #: The player id of a visitor who has not acted yet: nothing is ever stored under it.
 VISITOR = ""
@@ -34,7 +40,15 @@ def player_id() -> str:
     player = session.get("player")
     if isinstance(player, str) and len(player) == 32:
         return player
-    return VISITOR
+    # A visitor's first action acts as the player its page's token names: kept once the
+    # action is accepted, or unkept past the new-player budget.
+    return g.get("new_player") or g.get("unkept_player") or VISITOR
+
+
+def unkept() -> bool:
+    """Whether this request's player is past its client's new-player budget: it plays, but
+    its game is kept only in this process's memory, for its page."""
+    return bool(g.get("unkept_player"))
 
 
 def _sign(purpose: str, text: str, length: int) -> str:
@@ -46,6 +60,8 @@ def csrf_token() -> str:
     """The page's token: derived from the player id with the secret key, so the cookie holds
     nothing else; for a visitor, a signed nonce naming the player their first action makes
     (the same for every use within one response)."""
+    if unkept():  # no cookie comes back: the page's visitor token stays its token
+        return g.visitor_token
     player = player_id()
     if player:
         return _sign("csrf", player, 32)
@@ -113,16 +129,30 @@ def check_csrf() -> None:
         raise out_of_date()
     if named is None:
         raise out_of_date()
-    if not COUNTED.seen(named):
-        if not allow_new_player():
-            raise TooManyPlayers()
-        COUNTED.add(named)
-    else:
+    if COUNTED.seen(named):
         # This page's player acted before, yet its cookie did not come back: the browser
         # keeps no cookies (or sent this request before the first answer came).
         g.cookie_refused = True
-    session["player"] = named
-    session.permanent = True
+        session["player"] = named
+        session.permanent = True
+    elif new_player_left():
+        g.new_player = named  # counted, and its cookie set, once this action is accepted
+    else:
+        g.unkept_player = named
+        g.visitor_token = sent
+
+
+def accept_new_player(response: Response) -> Response:
+    """A visitor's first action was accepted: count its new player, and give it its cookie.
+    A refused action (4xx, 5xx) makes no player and spends nothing of the budget."""
+    named = g.get("new_player")
+    if named and response.status_code < 400:
+        if not COUNTED.seen(named):  # once, whatever its page sent before the cookie came back
+            count_new_player()
+            COUNTED.add(named)
+        session["player"] = named
+        session.permanent = True
+    return response
 
 
 def same_origin(request: Request) -> bool:
@@ -148,4 +178,11 @@ def cookie_refused() -> bool:
 
 def init_app(app: Flask) -> None:
     app.before_request(check_csrf)
-    app.context_processor(lambda: {"cookie_refused": cookie_refused})
+    app.after_request(accept_new_player)
+    app.context_processor(
+        lambda: {
+            "cookie_refused": cookie_refused,
+            "player_unkept": unkept,
+            "unkept_message": NEW_PLAYERS.message,
+        }
+    )

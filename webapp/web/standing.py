@@ -13,6 +13,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, redirect, render_template, request
 
+from webapp.core import budgets as declared
 from webapp.core import catalog, ratings, results, sketch
 from webapp.core.catalog import LevelRef
 from webapp.core.errors import NotFound, Refused
@@ -20,7 +21,7 @@ from webapp.core.levels import Found, get_game
 from webapp.core.records import collection_board, level_records
 from webapp.core.text import check_text, is_reserved, name_key, read_json
 from webapp.storage.store import StoreUnavailable
-from webapp.web.budgets import limit
+from webapp.web.budgets import spends
 from webapp.web.database import get_store
 from webapp.web.levels import find_level
 from webapp.web.players import player_id
@@ -100,7 +101,7 @@ def check_name(name: str) -> str:
 
 
 @bp.route("/settings", methods=["GET", "POST"])
-@limit("names", "30 per hour", "You have changed your name many times this hour; wait a while.")
+@spends(declared.NAMES, methods=["POST"])  # viewing the page is free
 def settings() -> Response | str | tuple[str, int]:
     """The player's name on leaderboards (anonymous unless they choose one)."""
     message, status = "", 200
@@ -149,7 +150,7 @@ def player_settings() -> dict[str, Any]:
 
 
 @bp.post("/settings/page")
-@limit("preferences", "120 per hour", "Your settings changed many times lately; wait a while.")
+@spends(declared.PREFERENCES)
 def keep_settings() -> Response:
     """Keep the page settings the player chose, so every browser they play in shows them."""
     if request.is_json:  # read bounded: deeply nested JSON broke the parser (a 500)
