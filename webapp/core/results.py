@@ -2,7 +2,7 @@
 policy for the win's sentence, the records, the collection pages and "a level for me".
 
 The order of what is known, best first: a made level's own optimum (proved, or the best its
-maker found); the optimum the level's own text gives (a sliding puzzle's file); a proved
+maker found); the optimum the level's own text gives (``Game.known_optimum``); a proved
 optimum the app ships (``catalog``); a published par; the best any other player has done.
 A level with none of these is placed by the game's own quick estimate (``Game.estimate``, a
 solver's lower bound at the start) until players rate it.
