@@ -15,7 +15,7 @@ from tests.tinygame import GAME as HOP
 from webapp import create_app, games
 from webapp.core import catalog
 from webapp.games.base import Draft
-from webapp.solving import solve
+from webapp.solving import check_solution, solve
 from webapp.web.solvers import get_runner
 
 GAMES = [games.get(name) for name in ("sokoban", "sliding", "vexed", "blocks")] + [HOP]
@@ -146,6 +146,50 @@ def test_edit_a_copy_opens_the_level_and_refuses_other_addresses(client):
     assert config["copy"]["rows"] == [["1", "2", "3"], ["4", "5", "6"], ["7", "0", "8"]]
     assert client.get("/sokoban/edit?from=/vexed/classic/1").status_code == 400
     assert client.get("/sokoban/edit?from=/sokoban/microban/9999").status_code == 404
+
+
+def verdict_of(client, headers, rows: list[str], game: str = "sokoban") -> dict:
+    draft = json.dumps({"rows": [list(row) for row in rows], "fields": {}})
+    answer = client.post(f"/{game}/edit/verdict", data={"draft": draft}, headers=headers)
+    assert answer.status_code == 200, answer.text
+    return answer.get_json()
+
+
+def test_the_verdict_is_the_searchs_own_solvable_only_with_a_solution_that_replays(tmp_path):
+    app = create_app(
+        {
+            "TESTING": True,
+            "INSTANCE_PATH": str(tmp_path / "instance"),
+            "GAME_PACKAGES": "tests.tinygame",
+        }
+    )
+    client = app.test_client()
+    try:
+        hop = editor(client, "hop")
+        walled = verdict_of(client, hop, ["@.#G"], "hop")
+        assert walled["status"] == "unsolvable" and walled["solution"] == ""
+        assert "Unsolvable</strong>: every position was searched" in walled["html"]
+        solvable = verdict_of(client, hop, ["@..G"], "hop")
+        assert solvable["status"] == "solvable" and solvable["solution"] == "rrr"
+        assert "Solvable — optimal 3 moves" in solvable["html"]
+        assert verdict_of(client, hop, [".@.#G"], "hop")["status"] == "unsolvable"
+
+        sokoban = editor(client)
+        rows = ["####", "# .#", "#  ###", "#*@  #", "#    #", "#$ ###", "####"]
+        width = max(map(len, rows))
+        cornered = verdict_of(client, sokoban, [row.ljust(width) for row in rows])
+        assert cornered["status"] == "unsolvable" and cornered["squares"] == [[5, 1]]
+        assert cornered["solution"] == ""
+        game = games.get("sokoban")
+        level = catalog.collection("sokoban", "microban").levels[0]
+        draft = game.editor().draft_of(level).rows
+        found = verdict_of(client, sokoban, ["".join(row) for row in draft])
+        assert found["status"] == "solvable"
+        moves = game.split_moves(found["solution"])
+        assert check_solution(game, level, game.start(level), moves) is None
+    finally:
+        with app.app_context():
+            get_runner().shutdown()
 
 
 def test_a_newer_check_cancels_the_one_still_running(tmp_path):
