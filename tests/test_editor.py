@@ -156,11 +156,14 @@ def verdict_of(client, headers, rows: list[str], game: str = "sokoban") -> dict:
 
 
 def test_the_verdict_is_the_searchs_own_solvable_only_with_a_solution_that_replays(tmp_path):
+    # Ten minutes allowed: every draft here is decided at once, but on a cold start a solver
+    # child may take many seconds to load the compiled kernels before it searches.
     app = create_app(
         {
             "TESTING": True,
             "INSTANCE_PATH": str(tmp_path / "instance"),
             "GAME_PACKAGES": "tests.tinygame",
+            "EDIT_TIME_LIMIT": 600,
         }
     )
     client = app.test_client()

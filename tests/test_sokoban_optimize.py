@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import product
 from pathlib import Path
 
 import pytest
@@ -244,3 +245,31 @@ def test_each_metric_is_made_shorter_in_itself_not_in_the_other() -> None:
     # In pushes the six are kept; the moves, the tie-break, may only come down.
     kept = GAME.count(level, improve(GAME, level, fewest_pushes, "pushes", seconds=20).moves)
     assert kept["pushes"] == 6 and 25 < kept["moves"] <= given["moves"]
+
+
+def test_moves_that_solve_the_level_then_undo_it_are_refused() -> None:
+    # The pushes up to the first solved position would make a solution; the moves given do
+    # not end solved, so they are no solution to improve.
+    start = GAME.start(LEVEL)
+    solved = start
+    for move in SOLUTION:
+        solved = GAME.apply(LEVEL, solved, move)
+    undone = None
+    for tried in (list(way) for length in range(1, 6) for way in product("lrud", repeat=length)):
+        state = solved
+        try:
+            for move in tried:
+                state = GAME.apply(LEVEL, state, move)
+        except ValueError:
+            continue
+        if not GAME.is_solved(LEVEL, state):
+            undone = tried
+            break
+    assert undone is not None
+    with pytest.raises(ValueError, match="not solved"):
+        improve(GAME, LEVEL, [*SOLUTION, *undone], "moves", seconds=1)
+
+
+def test_the_metric_is_moves_unless_asked() -> None:
+    better = improve(GAME, LEVEL, _wasteful(), seconds=20)
+    assert GAME.count(LEVEL, better.moves) == {"moves": 41, "pushes": 13}
