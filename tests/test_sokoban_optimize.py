@@ -102,7 +102,7 @@ def test_past_its_time_the_pushes_are_kept_and_the_walks_made_shortest() -> None
 
 
 def test_moves_that_do_not_solve_the_level_are_refused() -> None:
-    with pytest.raises(ValueError, match="not solved"):
+    with pytest.raises(ValueError, match="^the moves end on a board that is not solved$"):
         improve(GAME, LEVEL, list(SOLUTION[:-1]), "moves", seconds=1)
     with pytest.raises(ValueError, match="not allowed"):
         improve(GAME, LEVEL, ["d", *SOLUTION], "moves", seconds=1)
@@ -273,3 +273,43 @@ def test_moves_that_solve_the_level_then_undo_it_are_refused() -> None:
 def test_the_metric_is_moves_unless_asked() -> None:
     better = improve(GAME, LEVEL, _wasteful(), seconds=20)
     assert GAME.count(LEVEL, better.moves) == {"moves": 41, "pushes": 13}
+
+
+@pytest.mark.parametrize("budget", [50, 300])
+def test_a_budget_of_positions_stops_it_with_what_it_gained_kept(budget: int) -> None:
+    wasteful = _wasteful()
+    better = improve(GAME, LEVEL, wasteful, "pushes", seconds=20, nodes=budget)
+    assert better.expanded <= budget and not better.finished
+    assert check_solution(GAME, LEVEL, GAME.start(LEVEL), better.moves) is None
+    assert better.pushes <= 21 and len(better.moves) <= len(wasteful)
+
+
+def test_the_near_search_takes_a_way_cheaper_only_in_its_walks(monkeypatch) -> None:
+    # Microban 5: two ways of six pushes, one of them walks less. Offered the shorter walk,
+    # the near search takes it, however little it gains against the whole solution's cost.
+    level = MICROBAN[4]
+    board, start = Board(level), GAME.start(level)
+    walked = solve(GAME, level, "astar", limits=Limits(seconds=30)).moves
+    pushes = pushes_of(board, start, walked)
+    shorter = improve(GAME, level, walked, "pushes", seconds=20).moves
+    fewer = pushes_of(board, start, shorter)
+    assert pushes is not None and fewer is not None and len(pushes) == len(fewer) == 6
+    assert len(tokens_of(board, start, fewer)) < len(tokens_of(board, start, pushes))
+    made: list[optimize.Window] = []
+
+    class Offered(optimize.Window):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+        def search(self, most: int, deadline: float, nodes: int) -> list[int] | None:
+            return list(fewer)
+
+    monkeypatch.setattr(optimize, "Window", Offered)
+    optimizer = optimize.Optimizer(board, start, "pushes", deadline=1e12, nodes=None)
+    mine = list(pushes)
+    assert optimizer._near(mine, 1, 4, 10) is True and mine == fewer
+    # The search was the near one: bounded by the solution's own positions (Nearness).
+    (window,) = made
+    assert isinstance(window.near, optimize.Nearness)
+    assert (window.near.count, window.near.span) == (1, 10)
