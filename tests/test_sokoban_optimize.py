@@ -309,6 +309,17 @@ def test_the_near_search_takes_a_way_cheaper_only_in_its_walks(monkeypatch) -> N
     optimizer = optimize.Optimizer(board, start, "pushes", deadline=1e12, nodes=None)
     mine = list(pushes)
     assert optimizer._near(mine, 1, 4, 10) is True and mine == fewer
+    # Offered the longer walk, or the same way again, it keeps what it has and says so.
+    for offer, kept in ((pushes, fewer), (fewer, fewer)):
+        made.clear()
+        monkeypatch.setattr(Offered, "search", lambda self, most, deadline, nodes: list(offer))
+        assert optimizer._near(mine, 1, 4, 10) is False and mine == kept
+    monkeypatch.setattr(Offered, "search", lambda self, most, deadline, nodes: None)
+    made.clear()
+    assert optimizer._near(mine, 1, 4, 10) is False and mine == fewer
+    made.clear()
+    monkeypatch.setattr(Offered, "search", lambda self, most, deadline, nodes: list(fewer))
+    optimizer._near(mine, 1, 4, 10)
     # The search was the near one: bounded by the solution's own positions (Nearness).
     (window,) = made
     assert isinstance(window.near, optimize.Nearness)
