@@ -77,7 +77,10 @@ test: system-packages $(VENV)/.test warm
 # The mutants stay in mutants/ for `.venv/bin/mutmut show NAME` and `mutmut browse`.
 MUTANTS ?= 'webapp.solving.*' 'webapp.checking.*' 'webapp.generating.x_generate*' \
 	'webapp.generating.x_title_of*' 'webapp.games.sokoban.optimize.x_improve*' \
-	'webapp.games.sokoban.optimize.x__replay*' 'webapp.games.sokoban.optimize.xǁOptimizerǁ_near*'
+	'webapp.games.sokoban.optimize.x__replay*' 'webapp.games.sokoban.optimize.xǁOptimizerǁ_near*' \
+	'webapp.core.records.*' 'webapp.core.ratings.x_update*' 'webapp.core.ratings.x_attempt*' \
+	'webapp.core.ratings.x_predicted*' 'webapp.core.ratings.x__expected*' \
+	'webapp.web.making.x_daily*' 'webapp.web.making.x_streak*' 'webapp.web.making.x_share_text*'
 mutate: $(VENV)/.test
 	nice -n 10 $(VENV)/bin/mutmut run --max-children 1 $(MUTANTS)
 	$(VENV)/bin/mutmut results

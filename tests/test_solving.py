@@ -199,5 +199,8 @@ def test_a_verdict_names_its_length_in_the_metrics_words_and_how_long_it_took():
     walled = check(Hop(), Hop().parse("@.#G")[0], 5)
     assert walled.status == "unsolvable" and walled.expanded > 0 and walled.seconds > 0
     assert walled.metric == "moves"
+    boxed = Scripted({"exact": (True, "pushes", Result(status="unsolvable", expanded=4))}, "exact")
+    proved = check(boxed, LEVEL, 5)
+    assert (proved.status, proved.metric, proved.expanded) == ("unsolvable", "pushes", 4)
     shown = Verdict("unknown", seconds=1.234567).to_dict()
     assert shown["seconds"] == 1.2346
