@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: run cluster test lint bench clean warm system-packages
+.PHONY: run cluster test lint bench clean warm system-packages mutate
 
 $(VENV)/.run: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +71,22 @@ system-packages:
 # solver child, so two overlap well even on two cores. One file alone: .venv/bin/python -m pytest tests/x.py
 test: system-packages $(VENV)/.test warm
 	$(PY) -m pytest -n 2 --dist loadfile
+
+# Mutation testing: small changes made to the modules that hold the product's promises, each
+# run against the tests that call it (mutmut; [tool.mutmut] in pyproject.toml). A mutant the
+# tests do not notice is a promise no test proves: it gets a test, or is written down as
+# equivalent in bench/RESULTS.md. MUTANTS picks functions by name (module.x_function*,
+# module.xǁClassǁmethod*); one worker at low priority, so it leaves a core to everyone else.
+# The mutants stay in mutants/ for `.venv/bin/mutmut show NAME` and `mutmut browse`.
+MUTANTS ?= 'webapp.solving.*' 'webapp.checking.*' 'webapp.generating.x_generate*' \
+	'webapp.generating.x_title_of*' 'webapp.games.sokoban.optimize.x_improve*' \
+	'webapp.games.sokoban.optimize.x__replay*' 'webapp.games.sokoban.optimize.xǁOptimizerǁ_near*' \
+	'webapp.core.records.*' 'webapp.core.ratings.x_update*' 'webapp.core.ratings.x_attempt*' \
+	'webapp.core.ratings.x_predicted*' 'webapp.core.ratings.x__expected*' \
+	'webapp.web.making.x_daily*' 'webapp.web.making.x_streak*' 'webapp.web.making.x_share_text*'
+mutate: $(VENV)/.test
+	nice -n 10 $(VENV)/bin/mutmut run --max-children 1 $(MUTANTS)
+	$(VENV)/bin/mutmut results
 
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check webapp tests bench

@@ -59,7 +59,7 @@ def test_microban_levels_are_solvable_with_a_proved_shortest_solution(number):
     assert verdict.length == SOKOBAN.count(level, list(verdict.solution))["pushes"]
     assert _replays(SOKOBAN, level, verdict)
     assert verdict.expanded > 0
-    assert "proved shortest" in verdict.reason
+    assert verdict.reason == f"a solution of {verdict.length} pushes, proved shortest"
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +86,7 @@ def test_a_box_in_a_corner_is_unsolvable_with_that_box_named():
     assert verdict.reason == "a box on a square from which no goal can be reached"
     assert verdict.squares == [(5, 1)]
     assert verdict.solution == "" and verdict.length is None
+    assert verdict.metric == "pushes" and verdict.seconds > 0  # in the words of its search
 
 
 def test_a_frozen_box_off_goal_is_unsolvable_with_that_box_named():
@@ -143,6 +144,7 @@ def test_a_hard_level_under_a_tiny_limit_is_unknown_never_a_false_verdict(warm):
     assert verdict.status == "unknown" and verdict.expanded > 0
     assert verdict.reason == "not decided within 0.1 s"
     assert verdict.solution == "" and not verdict.optimal
+    assert verdict.metric == "pushes" and verdict.seconds > 0
 
 
 def test_a_cancelled_check_is_unknown():
@@ -150,7 +152,9 @@ def test_a_cancelled_check_is_unknown():
     seen = []
     verdict = check(SOKOBAN, level, 30, report=seen.append, cancelled=lambda: bool(seen))
     assert verdict.status == "unknown" and verdict.reason == "cancelled"
-    assert verdict.seconds < 5
+    assert verdict.metric == "pushes" and verdict.seconds > 0
+    # Stopped at its first look after the cancel: no search reported anything after it.
+    assert len(seen) == 1 and verdict.expanded >= seen[0].expanded
 
 
 def test_a_game_with_only_the_default_hooks_is_checked_by_its_search():

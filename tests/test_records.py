@@ -10,6 +10,7 @@ import re
 import pytest
 
 from tests.conftest import Player
+from tests.optima import proved_optimum
 from webapp.core import ratings
 from webapp.core.records import collection_board, level_records
 from webapp.games import get
@@ -116,6 +117,7 @@ def test_a_win_shows_the_optimum_and_the_difference(client):
     player = Player(client, path)
     won = player.act("move", moves=first + back + "".join(solution)).text
     assert 'id="against">14 moves; the best possible is 12.<' in won
+    assert proved_optimum(game, level, "moves") == 12  # the figure is the optimum, proved
     assert 'id="better-solution"' in won
     again = Player(client, path)
     again.act("restart")

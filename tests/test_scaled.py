@@ -456,13 +456,16 @@ def test_a_solve_watched_from_a_killed_web_process_stops_within_seconds(cluster)
     read_until(ws, lambda message: 'data-state="running"' in message)
     doomed.kill()
     cluster.web.remove(doomed)
-    killed = time.monotonic()
 
-    def stopped() -> bool:
-        return "Cancelled" in visitor.request(other, "GET", LONG)
+    def ended() -> bool:
+        page = visitor.request(other, "GET", LONG)
+        return "Cancelled" in page or "Stopped by the time limit" in page
 
-    assert wait_until(stopped, 10), "the solve ran on after its page's process died"
-    assert time.monotonic() - killed < 10
+    # Waited for however it ends: cancelled for its lost heartbeat, not stopped by its
+    # 30 s time limit (SOLVE_TIME_LIMIT), which is what a solve nobody stops comes to.
+    assert wait_until(ended, 120), "the solve never ended"
+    page = visitor.request(other, "GET", LONG)
+    assert "Cancelled" in page and "Stopped by the time limit" not in page
 
 
 def test_a_queued_solve_whose_page_never_watches_is_reaped_before_it_runs(cluster):
