@@ -199,6 +199,9 @@ class Algorithm:
     #: ``run(level, state, monitor)`` searches from ``state`` and returns a Result whose moves
     #: are tokens in the game's notation. It calls ``monitor.tick`` often (see webapp.search).
     run: Callable[[Any, Any, Monitor], Result]
+    #: True when ``run`` tells a monitor's tracer of each expansion (``webapp.search.Tracer``):
+    #: the textbook searches, which ``python -m webapp trace`` steps through.
+    steps: bool = False
 
 
 @dataclass(frozen=True)

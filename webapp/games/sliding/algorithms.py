@@ -15,6 +15,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         "moves",
         True,
         run_astar,
+        steps=True,
     ),
     "idastar": Algorithm(
         "idastar",
@@ -22,6 +23,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         "moves",
         True,
         run_idastar,
+        steps=True,
     ),
     "pdb": Algorithm(
         "pdb",
