@@ -110,7 +110,7 @@ def _tell(
     key, before = parent
     after = list(space.decode(child))
     # decode places same-shaped pieces in board order; keep each where the move left it.
-    for cls, members in enumerate(space.members):
+    for members in space.members:
         free = [after[index] for index in members]
         stay = [before[index] for index in members if before[index] in free]
         moved = [place for place in free if place not in stay]
