@@ -147,6 +147,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         optimal=True,
         run=_runner("path_moves"),
         steps=True,
+        label="breadth-first (fewest path moves, proved)",
     ),
     "line": Algorithm(
         name="line",
@@ -155,6 +156,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         optimal=True,
         run=_runner("line_moves"),
         steps=True,
+        label="breadth-first (fewest line moves, proved)",
     ),
     "steps": Algorithm(
         name="steps",
@@ -163,6 +165,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         optimal=True,
         run=_runner("steps"),
         steps=True,
+        label="breadth-first (fewest steps, proved)",
     ),
 }
 

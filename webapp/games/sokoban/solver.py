@@ -1446,6 +1446,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         True,
         run_bfs,
         steps=True,
+        label="breadth-first (fewest pushes, proved)",
     ),
     "astar": Algorithm(
         "astar",
@@ -1454,6 +1455,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         True,
         run_astar,
         steps=True,
+        label="A* with the distance to the nearest goal (fewest pushes, proved)",
     ),
     "fast": Algorithm(
         "fast",
@@ -1464,6 +1466,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         "pushes",
         False,
         run_fast,
+        label="from both ends at once, with the box–goal matching bound (quick, not the fewest)",
     ),
     "moves": Algorithm(
         "moves",
@@ -1471,5 +1474,6 @@ ALGORITHMS: dict[str, Algorithm] = {
         "moves",
         True,
         run_moves,
+        label="A* counting every step (fewest moves, proved)",
     ),
 }

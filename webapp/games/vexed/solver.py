@@ -506,6 +506,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         metric="moves",
         optimal=True,
         run=solve_fast,
+        label="A* with a bound per colour (fewest moves when it finishes)",
     ),
     "bfs": Algorithm(
         name="bfs",
@@ -514,6 +515,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         optimal=True,
         run=solve_bfs,
         steps=True,
+        label="breadth-first (fewest moves, proved)",
     ),
     "bfs-all": Algorithm(
         name="bfs-all",
@@ -521,5 +523,6 @@ ALGORITHMS: dict[str, Algorithm] = {
         metric="moves",
         optimal=True,
         run=solve_bfs_all,
+        label="breadth-first, listing every shortest solution (fewest moves, proved)",
     ),
 }
