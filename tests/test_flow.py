@@ -240,21 +240,44 @@ def test_a_solve_too_quick_to_chart_draws_no_lines_and_a_longer_one_has_axes():
     assert drawn["start"] == 0.0  # every sample kept: the axis starts at 0 s
 
 
-def test_a_long_solves_chart_starts_at_its_oldest_sample_kept():
-    """The history keeps the last samples only; a 44 s solve must fill the chart's width,
-    labelled from its oldest sample, not leave its left part empty under a 0 s label."""
+def test_a_20_second_searchs_chart_runs_from_0_to_its_end(app):
+    """The chart draws the whole search, thinned, never a window of its last seconds: a
+    20-second search fed to a job as the solver reports it (every 0.15 s) charts from 0 s
+    to 20 s, with points all along."""
     from webapp.jobs.base import HISTORY_POINTS, Job, Request
-    from webapp.web.watch import chart
+    from webapp.search import Progress
+    from webapp.web.levels import find_level
+    from webapp.web.watch import chart, render_stream
 
     job = Job(id="c", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
-    job.history.extend((t / 5, 100 * t, 10 * t) for t in range(1, 221))  # 0.2 s to 44 s
-    assert len(job.history) == HISTORY_POINTS
+    job.state = "running"
+    ticks = [round(0.15 * n, 2) for n in range(1, 134)] + [20.0]
+    for t in ticks:
+        job.feed(Progress(int(1000 * t), int(1500 * t), int(300 * t), 9, t, 1000.0))
+    kept = [point[0] for point in job.history]
+    assert len(kept) <= HISTORY_POINTS + 1
+    assert kept[0] == 0.15 and kept[-1] == 20.0 and kept == sorted(kept)
+    # Spread over the whole run: no gap wider than a few report intervals.
+    assert max(b - a for a, b in zip(kept, kept[1:], strict=False)) <= 0.15 * 4 + 1e-9
     drawn = chart(job)
-    oldest = job.history[0][0]
-    assert oldest > 20 and drawn["start"] == oldest and drawn["seconds"] == 44.0
-    assert drawn["expanded"].startswith("0.0,") and drawn["expanded"].split()[-1].startswith(
-        "300.0,"
-    )
+    assert drawn["start"] == 0.0 and drawn["seconds"] == 20.0
+    xs = [float(point.split(",")[0]) for point in drawn["expanded"].split()]
+    assert xs[0] < 3 and xs[-1] == 300.0  # from near the left edge (0.15 s of 20) to the right
+    with app.test_request_context("/sokoban/first-steps/1"):
+        html = render_stream(find_level("sokoban", "first-steps", "1"), job)
+    assert 'id="chart-start">0 s</text>' in html and ">20.0 s</text>" in html
+
+
+def test_a_thinned_history_keeps_its_first_and_last_points_at_any_length():
+    from webapp.jobs.base import Thinned
+
+    for length in (1, 7, 120, 121, 1000, 12345):
+        series = Thinned(120)
+        series.extend((n,) for n in range(length))
+        kept = [point[0] for point in series]
+        assert kept[0] == 0 and kept[-1] == length - 1 and len(kept) <= 121
+        steps = {b - a for a, b in zip(kept[:-1], kept[1:-1], strict=False)}
+        assert len(steps) <= 1  # evenly spaced, but for the last point
 
 
 def test_a_bad_picture_upload_returns_to_the_puzzle_with_the_message(client):

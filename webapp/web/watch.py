@@ -41,17 +41,16 @@ def playback_of(job: Job, game: Game, level: Any) -> Playback | None:
 
 
 def chart(job: Job, width: int = 300, height: int = 80) -> dict[str, Any]:
-    """SVG polyline points for states expanded and the frontier's size over time, on one
-    scale (both count states), with the axes' ends: seconds across, states up. Empty for a
-    solve too quick to chart."""
+    """SVG polyline points for the positions looked at and those waiting over the whole
+    search, on one scale (both count positions), with the axes' ends: seconds across from 0,
+    positions up. Empty for a solve too quick to chart."""
     history = list(job.history)
     t_max = max((h[0] for h in history), default=0.0)
     if len(history) < CHART_POINTS or t_max < CHART_SECONDS:
         return {}
-    # The history keeps its last samples only: once it has let the first go, the time axis
-    # starts at the oldest one kept, not at 0 (a long solve would chart only its right end).
-    full = job.history.maxlen is not None and len(history) >= job.history.maxlen
-    start = history[0][0] if full else 0.0
+    # The history spreads its points over the whole search (jobs.base.Thinned): the time
+    # axis runs from 0 to the end, however long the search.
+    start = 0.0
     span = (t_max - start) or 1.0
     top = max(max(h[1], h[2]) for h in history) or 1
     lines = {
