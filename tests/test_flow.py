@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from tests.conftest import ROOT, Player
-from webapp.core.play import Turns
+from webapp.core.play import ASSIST, Turns
 from webapp.search import Limits, Result
 from webapp.web.database import get_store
 
@@ -332,3 +332,66 @@ def test_a_broken_replay_link_names_the_move_and_shows_the_level(client):
     assert page.status_code == 400
     assert "stops working at move 5 of 5 (L)" in page.text
     assert 'id="play"' in page.text and 'data-moves="0"' in page.text  # the player's game
+
+
+def stopped_search(app, client, game, path: str, level, algorithm: str, nodes: int):
+    """A real search stopped by its node limit, as the page's job: its last progress holds
+    the closest position it met (where it keeps one) and the moves there (where it keeps
+    them)."""
+    from webapp.jobs.base import Job, Request
+    from webapp.solving import solve
+    from webapp.web.levels import find_level
+    from webapp.web.solvers import get_runner
+
+    reports = []
+    result = solve(game, level, algorithm, limits=Limits(nodes=nodes), on_progress=reports.append)
+    assert result.status == "node-limit" and reports
+    with app.test_request_context(path):
+        _, collection, ident = path.strip("/").split("/")
+        board = find_level(game.name, collection, ident).board_key
+    request = Request(game.name, "", [], algorithm, Limits(), player_of(client), board)
+    job = Job(id=f"stopped-{game.name}", request=request, state="done", result=result)
+    job.progress = reports[-1]
+    with app.app_context():
+        get_runner().jobs[job.id] = job
+    return job
+
+
+def test_play_from_the_closest_position_keeps_the_level_and_its_records(app, client):
+    """A stopped search's closest position becomes the player's game on the same level, as
+    assisted moves (a replay link's "Play from here"), never a new shared level."""
+    from webapp.games.sokoban import GAME
+
+    path = "/sokoban/xsokoban/1"
+    level = GAME.parse((ROOT / "levels" / "sokoban" / "xsokoban.xsb").read_text())[0]
+    me = Player(client, path)
+    job = stopped_search(app, client, GAME, path, level, "astar", 3000)
+    assert job.progress.closest is not None
+    kept = job.progress.closest_moves
+    assert kept and GAME.replay(level, kept) == job.progress.closest
+    panel = client.get(path).text
+    assert 'id="play-stopped" title="Your game on this level' in panel
+    answer = client.post(path + "/solve/stopped", data={"job": job.id, "csrf_token": me.token})
+    assert answer.status_code == 303 and answer.headers["Location"].endswith(path)
+    page = client.get(path).text
+    assert moves_shown(page) == len(kept)
+    # The same level's page: its breadcrumb and number, its records; the moves are help.
+    assert 'id="records"' in page and 'id="level-number">1 of' in page
+    assert '› <a href="/sokoban/xsokoban/">XSokoban</a>' in page
+    with app.test_request_context():
+        saved = get_store().load_game(player_of(client), "sokoban", "xsokoban/1")
+    assert saved is not None and saved.history[0] == ASSIST and saved.history[1:] == kept
+
+
+def test_a_stopped_search_without_the_moves_offers_a_level_of_its_own(app, client):
+    """Where the search kept no moves to its position (the last one it looked at), the
+    position is played as a level of its own, as before."""
+    from webapp.games.vexed import GAME
+
+    path = "/vexed/impossible-pack/1"
+    level = GAME.parse((ROOT / "levels" / "vexed" / "07_impossible_pack.txt").read_text())[0]
+    me = Player(client, path)
+    job = stopped_search(app, client, GAME, path, level, "fast", 3000)
+    assert job.progress.closest_moves is None
+    answer = client.post(path + "/solve/stopped", data={"job": job.id, "csrf_token": me.token})
+    assert answer.status_code == 303 and "/vexed/custom/" in answer.headers["Location"]

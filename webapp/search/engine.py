@@ -42,6 +42,9 @@ class Progress:
     #: the search keeps one (``Monitor.closer``), and that estimate.
     closest: Any = None
     closest_h: int | None = None
+    #: The moves (tokens) from where the search started to ``closest``, where the search
+    #: keeps them: a player can take over there in their own game on the same level.
+    closest_moves: list[str] | None = None
 
 
 #: What a Tracer says of a child of an expanded position: met for the first time (it will wait
@@ -138,6 +141,7 @@ class Monitor:
         self.note = ""
         self.closest: Any = None
         self.closest_h: int | None = None
+        self.closest_moves: list[str] | None = None
         if self.limits.nodes is not None:
             self.stride = max(1, min(self.stride, self.limits.nodes))
 
@@ -195,14 +199,23 @@ class Monitor:
                 note=self.note,
                 closest=self.closest,
                 closest_h=self.closest_h,
+                closest_moves=self.closest_moves,
             )
         )
 
-    def closer(self, h: int, display: Callable[[], Any]) -> None:
+    def closer(
+        self,
+        h: int,
+        display: Callable[[], Any],
+        moves: Callable[[], list[str]] | None = None,
+    ) -> None:
         """Keep a position the search met as the closest so far when its estimate ``h`` of
-        what is left is the least yet (``display`` makes what a player sees of it)."""
+        what is left is the least yet (``display`` makes what a player sees of it, ``moves``
+        the tokens that reach it from the search's start, where the search keeps them). The
+        estimate only falls, so this happens a few times a search, not at each expansion."""
         if self.closest_h is None or h < self.closest_h:
             self.closest_h, self.closest = h, display()
+            self.closest_moves = moves() if moves is not None else None
 
     def result(self, status: str, **fields: Any) -> Result:
         """A Result carrying this monitor's totals and elapsed time."""
@@ -368,7 +381,11 @@ def best_first(
                 return monitor.result("solved", moves=moves, cost=g, optimal=optimal)
             expanded += 1
             if monitor.closest_h is None or h < monitor.closest_h:
-                monitor.closer(h, lambda state=state: problem.display(state))
+                monitor.closer(
+                    h,
+                    lambda state=state: problem.display(state),
+                    lambda key=key: _path(parents, key),
+                )
             if expanded % monitor.stride == 0:
                 monitor.tick(
                     expanded,
@@ -487,7 +504,11 @@ def idastar(problem: SearchProblem[S], monitor: Monitor, max_bound: int = 10_000
                     return monitor.result("solved", moves=moves, cost=child_g, optimal=True)
                 expanded += 1
                 if monitor.closest_h is None or h < monitor.closest_h:
-                    monitor.closer(h, lambda child=child: problem.display(child))
+                    monitor.closer(
+                        h,
+                        lambda child=child: problem.display(child),
+                        lambda done=path, act=action: [t for step in [*done, act] for t in step],
+                    )
                 if expanded % monitor.stride == 0:
                     monitor.tick(
                         expanded,

@@ -240,6 +240,24 @@ def stopped_at(job: Job | None) -> Any:
     return progress.closest if progress.closest is not None else progress.sample
 
 
+def stopped_moves(found: Found, job: Job) -> list[str] | None:
+    """The moves from the level's start to the closest position a stopped search met, when
+    the search kept the moves there and they reach it by the rules; else None."""
+    progress = job.progress
+    kept = getattr(progress, "closest_moves", None)
+    if progress is None or progress.closest is None or kept is None:
+        return None
+    game, level = found.game, found.level
+    moves = [*job.request.moves, *kept]
+    try:
+        reached = game.replay(level, moves)
+    except ValueError:  # moves the rules refuse: not this level's way there
+        return None
+    if game.render_text(level, reached) != game.render_text(level, progress.closest):
+        return None
+    return moves
+
+
 def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
     game = found.game
     context: dict[str, Any] = {
@@ -272,6 +290,7 @@ def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
         stopped = stopped_at(job)
         context["stopped"] = stopped is not None
         context["stopped_closest"] = stopped is not None and progress.closest is not None
+        context["stopped_here"] = stopped is not None and stopped_moves(found, job) is not None
         if playback is not None:
             context["frame"] = playback.state
         elif stopped is not None:

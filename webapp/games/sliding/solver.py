@@ -112,7 +112,7 @@ def idastar_conflict(rows: int, cols: int, start: Board, monitor: Monitor) -> Re
         if tracer is not None:
             told(hole, g, previous, h)
         if monitor.closest_h is None or h < monitor.closest_h:
-            monitor.closer(h, lambda: tuple(board))
+            monitor.closer(h, lambda: tuple(board), lambda: list(path))
         if counts[0] % stride == 0:
             monitor.tick(counts[0], counts[1], 0, bound, lambda: tuple(board))
         g1 = g + 1

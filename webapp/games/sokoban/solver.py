@@ -232,6 +232,13 @@ def run_astar(level: Level, position: Position, monitor: Monitor) -> Result:
                 monitor.tick(expanded, generated, len(queue), g, force=True)
                 return _solved(monitor, board, position, _push_path(parents, key), True)
             expanded += 1
+            if monitor.closest_h is None or h < monitor.closest_h:
+                # Where a player may take over if the search stops short, and the moves there.
+                monitor.closer(
+                    h,
+                    _sampler(board, player, boxes),
+                    lambda key=key: lurd(board, position, _push_path(parents, key)),
+                )
             if expanded % stride == 0:
                 monitor.tick(expanded, generated, len(queue), f, _sampler(board, player, boxes))
             if tracer is not None:
