@@ -78,3 +78,34 @@ def test_an_informed_search_offers_the_closest_position_it_met(page, quick_serve
     page.get_by_role("button", name="Play from the closest position").click()
     expect(page).to_have_url(re.compile(r"/sliding/p/4x4-[0-9a-f]+$"))
     assert page.evaluate(tiles.replace("#solve-board", "#play")) == closest
+
+
+def test_play_from_the_closest_position_keeps_the_level_its_breadcrumb_and_records(
+    page, quick_server
+):
+    """A* on Five by five runs out of states; "Play from the closest position" moves the
+    player's own game on this level there (the moves the search kept, as help), on the same
+    page: the breadcrumb, the level's number and its records stay."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(quick_server.url + "/sliding/large/3")
+    crumbs = page.locator("nav.crumbs").inner_text()
+    assert "Large boards" in crumbs
+    page.locator("select[name=algorithm]").select_option("astar")
+    page.locator("#solve-button").click()
+    expect(page.locator("#solve-status")).to_have_attribute(
+        "data-status", "node-limit", timeout=90_000
+    )
+    tiles = (
+        "() => [...document.querySelectorAll('#solve-board .tile')]"
+        ".map(t => t.dataset.cell + ':' + t.dataset.tile).join(' ')"
+    )
+    closest = page.evaluate(tiles)
+    button = page.get_by_role("button", name="Play from the closest position")
+    assert "Your game on this level" in button.get_attribute("title")
+    button.click()
+    expect(page).to_have_url(quick_server.url + "/sliding/large/3")
+    assert page.evaluate(tiles.replace("#solve-board", "#play")) == closest
+    assert int(page.locator("#count-moves").inner_text()) > 0  # the moves that reach it
+    assert page.locator("nav.crumbs").inner_text() == crumbs
+    expect(page.locator("#level-number")).to_contain_text("3 of")
+    expect(page.locator("#records")).to_be_visible()

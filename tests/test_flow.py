@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from tests.conftest import ROOT, Player
-from webapp.core.play import Turns
+from webapp.core.play import ASSIST, Turns
 from webapp.search import Limits, Result
 from webapp.web.database import get_store
 
@@ -238,21 +238,44 @@ def test_a_solve_too_quick_to_chart_draws_no_lines_and_a_longer_one_has_axes():
     assert drawn["start"] == 0.0  # every sample kept: the axis starts at 0 s
 
 
-def test_a_long_solves_chart_starts_at_its_oldest_sample_kept():
-    """The history keeps the last samples only; a 44 s solve must fill the chart's width,
-    labelled from its oldest sample, not leave its left part empty under a 0 s label."""
+def test_a_20_second_searchs_chart_runs_from_0_to_its_end(app):
+    """The chart draws the whole search, thinned, never a window of its last seconds: a
+    20-second search fed to a job as the solver reports it (every 0.15 s) charts from 0 s
+    to 20 s, with points all along."""
     from webapp.jobs.base import HISTORY_POINTS, Job, Request
-    from webapp.web.watch import chart
+    from webapp.search import Progress
+    from webapp.web.levels import find_level
+    from webapp.web.watch import chart, render_stream
 
     job = Job(id="c", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
-    job.history.extend((t / 5, 100 * t, 10 * t) for t in range(1, 221))  # 0.2 s to 44 s
-    assert len(job.history) == HISTORY_POINTS
+    job.state = "running"
+    ticks = [round(0.15 * n, 2) for n in range(1, 134)] + [20.0]
+    for t in ticks:
+        job.feed(Progress(int(1000 * t), int(1500 * t), int(300 * t), 9, t, 1000.0))
+    kept = [point[0] for point in job.history]
+    assert len(kept) <= HISTORY_POINTS + 1
+    assert kept[0] == 0.15 and kept[-1] == 20.0 and kept == sorted(kept)
+    # Spread over the whole run: no gap wider than a few report intervals.
+    assert max(b - a for a, b in zip(kept, kept[1:], strict=False)) <= 0.15 * 4 + 1e-9
     drawn = chart(job)
-    oldest = job.history[0][0]
-    assert oldest > 20 and drawn["start"] == oldest and drawn["seconds"] == 44.0
-    assert drawn["expanded"].startswith("0.0,") and drawn["expanded"].split()[-1].startswith(
-        "300.0,"
-    )
+    assert drawn["start"] == 0.0 and drawn["seconds"] == 20.0
+    xs = [float(point.split(",")[0]) for point in drawn["expanded"].split()]
+    assert xs[0] < 3 and xs[-1] == 300.0  # from near the left edge (0.15 s of 20) to the right
+    with app.test_request_context("/sokoban/first-steps/1"):
+        html = render_stream(find_level("sokoban", "first-steps", "1"), job)
+    assert 'id="chart-start">0 s</text>' in html and ">20.0 s</text>" in html
+
+
+def test_a_thinned_history_keeps_its_first_and_last_points_at_any_length():
+    from webapp.jobs.base import Thinned
+
+    for length in (1, 7, 120, 121, 1000, 12345):
+        series = Thinned(120)
+        series.extend((n,) for n in range(length))
+        kept = [point[0] for point in series]
+        assert kept[0] == 0 and kept[-1] == length - 1 and len(kept) <= 121
+        steps = {b - a for a, b in zip(kept[:-1], kept[1:-1], strict=False)}
+        assert len(steps) <= 1  # evenly spaced, but for the last point
 
 
 def test_a_bad_picture_upload_returns_to_the_puzzle_with_the_message(client):
@@ -307,3 +330,66 @@ def test_a_broken_replay_link_names_the_move_and_shows_the_level(client):
     assert page.status_code == 400
     assert "stops working at move 5 of 5 (L)" in page.text
     assert 'id="play"' in page.text and 'data-moves="0"' in page.text  # the player's game
+
+
+def stopped_search(app, client, game, path: str, level, algorithm: str, nodes: int):
+    """A real search stopped by its node limit, as the page's job: its last progress holds
+    the closest position it met (where it keeps one) and the moves there (where it keeps
+    them)."""
+    from webapp.jobs.base import Job, Request
+    from webapp.solving import solve
+    from webapp.web.levels import find_level
+    from webapp.web.solvers import get_runner
+
+    reports = []
+    result = solve(game, level, algorithm, limits=Limits(nodes=nodes), on_progress=reports.append)
+    assert result.status == "node-limit" and reports
+    with app.test_request_context(path):
+        _, collection, ident = path.strip("/").split("/")
+        board = find_level(game.name, collection, ident).board_key
+    request = Request(game.name, "", [], algorithm, Limits(), player_of(client), board)
+    job = Job(id=f"stopped-{game.name}", request=request, state="done", result=result)
+    job.progress = reports[-1]
+    with app.app_context():
+        get_runner().jobs[job.id] = job
+    return job
+
+
+def test_play_from_the_closest_position_keeps_the_level_and_its_records(app, client):
+    """A stopped search's closest position becomes the player's game on the same level, as
+    assisted moves (a replay link's "Play from here"), never a new shared level."""
+    from webapp.games.sokoban import GAME
+
+    path = "/sokoban/xsokoban/1"
+    level = GAME.parse((ROOT / "levels" / "sokoban" / "xsokoban.xsb").read_text())[0]
+    me = Player(client, path)
+    job = stopped_search(app, client, GAME, path, level, "astar", 3000)
+    assert job.progress.closest is not None
+    kept = job.progress.closest_moves
+    assert kept and GAME.replay(level, kept) == job.progress.closest
+    panel = client.get(path).text
+    assert 'id="play-stopped" title="Your game on this level' in panel
+    answer = client.post(path + "/solve/stopped", data={"job": job.id, "csrf_token": me.token})
+    assert answer.status_code == 303 and answer.headers["Location"].endswith(path)
+    page = client.get(path).text
+    assert moves_shown(page) == len(kept)
+    # The same level's page: its breadcrumb and number, its records; the moves are help.
+    assert 'id="records"' in page and 'id="level-number">1 of' in page
+    assert '› <a href="/sokoban/xsokoban/">XSokoban</a>' in page
+    with app.test_request_context():
+        saved = get_store().load_game(player_of(client), "sokoban", "xsokoban/1")
+    assert saved is not None and saved.history[0] == ASSIST and saved.history[1:] == kept
+
+
+def test_a_stopped_search_without_the_moves_offers_a_level_of_its_own(app, client):
+    """Where the search kept no moves to its position (the last one it looked at), the
+    position is played as a level of its own, as before."""
+    from webapp.games.vexed import GAME
+
+    path = "/vexed/impossible-pack/1"
+    level = GAME.parse((ROOT / "levels" / "vexed" / "07_impossible_pack.txt").read_text())[0]
+    me = Player(client, path)
+    job = stopped_search(app, client, GAME, path, level, "fast", 3000)
+    assert job.progress.closest_moves is None
+    answer = client.post(path + "/solve/stopped", data={"job": job.id, "csrf_token": me.token})
+    assert answer.status_code == 303 and "/vexed/custom/" in answer.headers["Location"]

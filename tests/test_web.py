@@ -312,9 +312,9 @@ def test_a_recorded_optimum_counts_only_against_a_par_below_it():
 
 
 def test_a_running_solve_says_what_it_looks_for_and_labels_its_depth(app):
-    # The status line carries the solver's note (the search within par says its cap); the
-    # last figure is labelled f-bound while the note is an f bound, depth beside another
-    # note, and depth / f without one (plain searches report either there).
+    # The status line carries the solver's note (the search within par says its cap) and the
+    # algorithm in words; the last figure is the least length a solution can still have for
+    # an optimal search or one that deepens a bound, and how deep it looks for another.
     from dataclasses import replace
 
     from webapp.jobs.base import Job, Request
@@ -329,19 +329,19 @@ def test_a_running_solve_says_what_it_looks_for_and_labels_its_depth(app):
         found = find_level("sokoban", "first-steps", "1")
         job.progress = within
         html = render_stream(found, job)
+        job.request = replace(job.request, algorithm="fast")
+        quick = render_stream(found, job)
         job.progress = replace(within, depth=25, note="f-bound 25")
         bound = render_stream(found, job)
-        job.progress = replace(within, note="")
-        plain = render_stream(found, job)
-    assert "Searching with <b>bfs</b>…" in html and "59 s left." in html
+    searching = "Searching with <b>breadth-first (fewest pushes, proved)</b>…"
+    assert searching in html and "59 s left." in html
     assert 'id="solve-caption">The position the solver is looking at now<' in html
     # The note, in the solver's words, behind a disclosure.
     assert "<summary>What it is doing</summary>looking for a solution of at most 33 moves" in html
-    assert '<dt>depth</dt><dd id="stat-depth">12</dd>' in html
-    assert "Searching with <b>bfs</b>…" in bound
-    assert '<dt>f-bound</dt><dd id="stat-depth">25</dd>' in bound
-    assert "Searching with <b>bfs</b>…" in plain
-    assert '<dt>depth / f</dt><dd id="stat-depth">12</dd>' in plain
+    least = "<dt>the shortest a solution can still be (pushes)</dt>"
+    assert f'{least}<dd id="stat-depth">12</dd>' in html
+    assert '<dt>how deep it looks (pushes)</dt><dd id="stat-depth">12</dd>' in quick
+    assert f'{least}<dd id="stat-depth">25</dd>' in bound
 
 
 def test_a_nul_character_in_pasted_text_is_refused_with_its_line(client):

@@ -217,6 +217,12 @@ class Algorithm:
     #: ``run(level, state, monitor)`` searches from ``state`` and returns a Result whose moves
     #: are tokens in the game's notation. It calls ``monitor.tick`` often (see webapp.search).
     run: Callable[[Any, Any, Monitor], Result]
+    #: The algorithm in a player's words, as the solver panel names it: what it does and what
+    #: its answer is worth ("breadth-first (fewest pushes, proved)"); ``name`` when empty.
+    label: str = ""
+    #: True when ``run`` tells a monitor's tracer of each expansion (``webapp.search.Tracer``):
+    #: the textbook searches, which ``python -m webapp trace`` steps through.
+    steps: bool = False
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,51 @@ STOP_GRACE = 1.5
 #: A solve for a page waits at least this long for the page's socket to open (a loaded
 #: machine may take a few seconds) before it counts as orphaned.
 CONNECT_GRACE = 5.0
-#: Progress points kept per solve for the live chart.
+#: Progress points kept per solve for the live chart, spread over the whole search.
 HISTORY_POINTS = 120
+
+
+class Thinned:
+    """A series of points over a whole run in at most ``capacity``: when full, every other
+    point goes and from then on every other point offered is kept, so what is kept spreads
+    evenly from the first point to the last at any length (the live chart draws a whole
+    search, never its last seconds). The point offered last is always there too."""
+
+    def __init__(self, capacity: int = HISTORY_POINTS):
+        self.capacity = max(2, capacity)
+        self.kept: list[tuple] = []
+        self.every = 1  # keep one point in this many
+        self.offered = 0
+        self.latest: tuple | None = None
+
+    def append(self, point: tuple) -> None:
+        if self.offered % self.every == 0:
+            self.kept.append(point)
+            if len(self.kept) >= self.capacity:
+                self.kept = self.kept[::2]
+                self.every *= 2
+        self.offered += 1
+        self.latest = point
+
+    def extend(self, points: Iterable[tuple]) -> None:
+        for point in points:
+            self.append(point)
+
+    def clear(self) -> None:
+        self.kept, self.every, self.offered, self.latest = [], 1, 0, None
+
+    def load(self, points: Iterable[tuple]) -> None:
+        """Hold ``points`` as they are: a series thinned elsewhere (a worker's, by Redis)."""
+        self.clear()
+        self.kept = list(points)
+
+    def __iter__(self) -> Iterator[tuple]:
+        yield from self.kept
+        if self.latest is not None and (not self.kept or self.kept[-1] is not self.latest):
+            yield self.latest
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 class Busy(Exception):
@@ -75,7 +118,7 @@ class Job:
     request: Request
     state: str = "queued"  # queued | running | done
     progress: Progress | None = None
-    history: deque = field(default_factory=lambda: deque(maxlen=HISTORY_POINTS))
+    history: Thinned = field(default_factory=Thinned)
     result: Result | None = None
     #: The solver process's id on the host that runs it, once it runs.
     pid: int | None = None

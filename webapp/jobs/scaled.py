@@ -41,12 +41,12 @@ from rq.job import JobStatus
 
 from webapp.jobs.base import (
     CONNECT_GRACE,
-    HISTORY_POINTS,
     STOP_GRACE,
     Busy,
     Job,
     JobRunner,
     Request,
+    Thinned,
     fair_order,
     position_in,
 )
@@ -262,13 +262,17 @@ def _run(client: redis.Redis, job_id: str) -> str:
         checked[1] = bool(flag) or _orphaned(watched, watching)
         return checked[1]
 
+    history = Thinned()
+
     def report(progress: Progress) -> None:
-        point = json.dumps([progress.elapsed, progress.expanded, progress.frontier])
+        # The whole search in at most HISTORY_POINTS + 1 points, written over each time.
+        history.append((progress.elapsed, progress.expanded, progress.frontier))
+        points = [json.dumps(list(point)) for point in history]
         try:
             pipe = client.pipeline()
             pipe.hset(_key(job_id), "progress", pickle.dumps(progress))
-            pipe.rpush(_key(job_id, "history"), point)
-            pipe.ltrim(_key(job_id, "history"), -HISTORY_POINTS, -1)
+            pipe.delete(_key(job_id, "history"))
+            pipe.rpush(_key(job_id, "history"), *points)
             pipe.hincrby(_key(job_id), "version", 1)
             pipe.execute()
         except redis.RedisError:
@@ -605,8 +609,7 @@ class RedisRunner(JobRunner):
         self._seen[job.id] = int(record.get(b"version", b"0"))
         if record.get(b"progress"):
             job.progress = pickle.loads(record[b"progress"])
-        job.history.clear()
-        job.history.extend(tuple(json.loads(point)) for point in history)
+        job.history.load(tuple(json.loads(point)) for point in history)
         state = record.get(b"state", b"queued").decode()
         if state == "done":
             job.end(pickle.loads(record[b"result"]))

@@ -3,6 +3,8 @@
 ``... check GAME FILE [--level N] [--time-limit S]`` (a verdict on each level, for designers),
 ``... improve GAME FILE --level N --solution MOVES [--metric M] [--time-limit S]`` (a
 solution made shorter),
+``... trace GAME FILE [--level N] [--algorithm A] [--steps K] [--time-limit S]`` (a
+textbook search written out one expansion a line),
 ``... warm`` (compile the solvers' kernels ahead of the first solve) and ``... tables GAME
 FOLDER`` (build the tables a game's solvers keep on disk).
 
@@ -25,7 +27,7 @@ from webapp.checking import Verdict, check
 from webapp.games.base import DIFFICULTIES, LevelError, MoveError
 from webapp.generating import SEED, generate
 from webapp.search import Limits
-from webapp.solving import solve
+from webapp.solving import StepWriter, solve, traceable
 
 #: Statuses the CLI contract knows; the engine's others are reported as errors with a reason.
 _CONTRACT_STATUSES = {"solved", "unsolvable", "timeout", "node-limit", "error"}
@@ -46,6 +48,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--time-limit", type=float, default=60.0, help="seconds per level")
     run.add_argument("--node-limit", type=int, default=None, help="expanded states per level")
     run.add_argument("--memory-limit", type=int, default=4096, help="megabytes per level")
+    steps = commands.add_parser(
+        "trace", help="a textbook search on one level, one JSON line per position it expands"
+    )
+    steps.add_argument("game", help=" or ".join(games.names()))
+    steps.add_argument("file", help="a level file or collection")
+    steps.add_argument("--level", type=int, default=1, help="the level (1-based; default 1)")
+    steps.add_argument("--algorithm", help="a solver that steps (the first such by default)")
+    steps.add_argument("--steps", type=int, default=1000, help="expansions at most (1000)")
+    steps.add_argument("--time-limit", type=float, default=60.0, help="seconds at most")
     listing = commands.add_parser("algorithms", help="list a game's solvers")
     listing.add_argument("game")
     commands.add_parser(
@@ -212,6 +223,50 @@ def cmd_solve(args: argparse.Namespace) -> int:
             json.dumps(record(game, number, level, algorithm, result), ensure_ascii=False),
             flush=True,
         )
+    return 0
+
+
+#: The most expansions ``trace`` writes out, whatever --steps asks (a line can be long).
+MAX_TRACE_STEPS = 1_000_000
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    """The search's expansions in order, one JSON object a line, as they are made: the same
+    search ``solve`` runs with that algorithm, told to a tracer (webapp/solving.py)."""
+    game = _game(args.game)
+    stepping = traceable(game)
+    if not stepping:
+        raise UsageError(f"{game.name} has no algorithm that can be traced")
+    algorithm = args.algorithm or stepping[0]
+    if algorithm not in stepping:
+        known = "unknown algorithm" if algorithm not in game.algorithms() else "cannot trace"
+        raise UsageError(f"{known} {algorithm!r} for {game.name}; traceable: {', '.join(stepping)}")
+    check_seconds(args.time_limit)
+    if not 1 <= args.steps <= MAX_TRACE_STEPS:
+        raise UsageError(f"--steps must be from 1 to {MAX_TRACE_STEPS:,}")
+    if args.level <= 0:
+        raise UsageError("--level counts from 1")
+    text = read_level_file(args.file)
+    try:
+        levels = game.parse(text)
+    except LevelError as exc:
+        raise UsageError(f"{args.file}: {exc}") from None
+    if not 1 <= args.level <= len(levels):
+        raise UsageError(f"--level {args.level}: the file has levels 1 to {len(levels)}")
+    level = levels[args.level - 1]
+
+    def out(expansion: dict[str, Any]) -> None:
+        print(json.dumps(expansion, ensure_ascii=False), flush=True)
+
+    writer = StepWriter(game, level, out, args.steps)
+    limits = Limits(seconds=args.time_limit, nodes=None, memory_mb=4096)
+    result = solve(game, level, algorithm, limits=limits, tracer=writer)
+    writer.close()
+    # How it ended, for a reader at the terminal; standard output stays one line a step.
+    ended = record(game, args.level, level, algorithm, result)
+    if result.status == "node-limit":
+        ended["note"] = f"stopped after {writer.taken} steps (--steps)"
+    print(json.dumps(ended, ensure_ascii=False), file=sys.stderr)
     return 0
 
 
@@ -391,6 +446,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_check(args)
         if args.command == "improve":
             return cmd_improve(args)
+        if args.command == "trace":
+            return cmd_trace(args)
         return cmd_algorithms(args)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)

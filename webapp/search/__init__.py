@@ -6,16 +6,20 @@ and the cancellation flag. Game knowledge (deadlocks, pattern databases) stays w
 """
 
 from webapp.search.engine import (
+    NO_GOAL,
+    VERDICTS,
     Limits,
     Monitor,
     Progress,
     Result,
     SearchProblem,
     Stop,
+    Tracer,
     astar,
     best_first,
     bfs,
     idastar,
+    over_bound,
     run_search,
 )
 
@@ -26,9 +30,13 @@ __all__ = [
     "Result",
     "SearchProblem",
     "Stop",
+    "Tracer",
+    "NO_GOAL",
+    "VERDICTS",
     "astar",
     "best_first",
     "bfs",
     "idastar",
+    "over_bound",
     "run_search",
 ]

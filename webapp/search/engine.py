@@ -5,7 +5,7 @@ from __future__ import annotations
 import heapq
 import os
 import time
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import count
 from typing import Any, Generic, TypeVar
@@ -42,6 +42,34 @@ class Progress:
     #: the search keeps one (``Monitor.closer``), and that estimate.
     closest: Any = None
     closest_h: int | None = None
+    #: The moves (tokens) from where the search started to ``closest``, where the search
+    #: keeps them: a player can take over there in their own game on the same level.
+    closest_moves: list[str] | None = None
+
+
+#: What a Tracer says of a child of an expanded position: met for the first time (it will wait
+#: to be looked at), met before by a path no longer, a dead end by the game's rules, or left
+#: out by the algorithm's own rule (IDA*'s bound, say).
+VERDICTS = ("new", "seen", "dead", "pruned")
+
+
+class Tracer:
+    """Told of each expansion a search makes, in the order it makes them, and of each child
+    the search meets there (``python -m webapp trace``). A search looks for one on its
+    monitor once and tests it per expansion: without one it does no other work.
+
+    ``expand`` opens an expansion; the ``child`` calls that follow, until the next
+    ``expand``, are its children in the order the search meets them. A depth-first search,
+    which meets children between the expansions below them, tells them all at ``expand``."""
+
+    def expand(self, state: Any, g: int, h: int, f: int, waiting: int) -> None:
+        """The search takes ``state`` (a game state, as ``display`` gives it) whose path so
+        far costs ``g``, with ``h`` the estimate of what is left and ``f`` the figure it was
+        taken by; ``waiting`` positions wait to be taken after it."""
+
+    def child(self, move: Sequence[str], state: Any, verdict: str, rule: str = "") -> None:
+        """A child of the position last expanded: the move tokens from it, the game state,
+        one of VERDICTS and the rule behind a ``dead`` or ``pruned`` verdict."""
 
 
 class Stop(Exception):
@@ -95,8 +123,12 @@ class Monitor:
         on_progress: Callable[[Progress], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
         interval: float = 0.15,
+        tracer: Tracer | None = None,
     ):
         self.limits = limits or Limits()
+        #: Told of each expansion by the searches that step (``Algorithm.steps``); None in
+        #: every search but a traced one.
+        self.tracer = tracer
         self.on_progress = on_progress
         self.cancelled = cancelled
         self.interval = interval
@@ -109,6 +141,7 @@ class Monitor:
         self.note = ""
         self.closest: Any = None
         self.closest_h: int | None = None
+        self.closest_moves: list[str] | None = None
         if self.limits.nodes is not None:
             self.stride = max(1, min(self.stride, self.limits.nodes))
 
@@ -166,14 +199,23 @@ class Monitor:
                 note=self.note,
                 closest=self.closest,
                 closest_h=self.closest_h,
+                closest_moves=self.closest_moves,
             )
         )
 
-    def closer(self, h: int, display: Callable[[], Any]) -> None:
+    def closer(
+        self,
+        h: int,
+        display: Callable[[], Any],
+        moves: Callable[[], list[str]] | None = None,
+    ) -> None:
         """Keep a position the search met as the closest so far when its estimate ``h`` of
-        what is left is the least yet (``display`` makes what a player sees of it)."""
+        what is left is the least yet (``display`` makes what a player sees of it, ``moves``
+        the tokens that reach it from the search's start, where the search keeps them). The
+        estimate only falls, so this happens a few times a search, not at each expansion."""
         if self.closest_h is None or h < self.closest_h:
             self.closest_h, self.closest = h, display()
+            self.closest_moves = moves() if moves is not None else None
 
     def result(self, status: str, **fields: Any) -> Result:
         """A Result carrying this monitor's totals and elapsed time."""
@@ -207,6 +249,20 @@ class SearchProblem(Generic[S]):
         """The game state a player would see for this search state (for the live view)."""
         return state
 
+    def left_out(self, state: S) -> Iterable[tuple[Action, S, str]]:
+        """The children the rules allow that ``successors`` leaves out as dead ends, each
+        with the rule that condemns it: asked only when a search is traced."""
+        return ()
+
+
+#: The rule of a child a problem's ``h`` calls a dead end (a negative estimate).
+NO_GOAL = "no goal can be reached from it"
+
+
+def _whole(f: float) -> float | int:
+    """``f`` as an int when it is one (A*'s f is kept as a float for the weighted forms)."""
+    return int(f) if f == int(f) else f
+
 
 def _path(parents: dict[Hashable, tuple[Hashable, Action] | None], key: Hashable) -> list[str]:
     actions: list[Action] = []
@@ -216,6 +272,11 @@ def _path(parents: dict[Hashable, tuple[Hashable, Action] | None], key: Hashable
         actions.append(action)
         link = parents[key]
     return [token for action in reversed(actions) for token in action]
+
+
+def over_bound(f: float, bound: float) -> str:
+    """The rule that prunes a child in IDA*: its f is above this iteration's bound."""
+    return f"f = g + h = {_whole(f)} is above the bound {_whole(bound)}"
 
 
 def run_search(search: Callable[[Monitor], Result], monitor: Monitor) -> Result:
@@ -242,9 +303,11 @@ def bfs(problem: SearchProblem[S], monitor: Monitor) -> Result:
         layer = [start]
         depth = expanded = 0
         generated = 1
+        tracer = monitor.tracer
         while layer:
             depth += 1
             following: list[S] = []
+            first = expanded
             for state in layer:
                 expanded += 1
                 if expanded % monitor.stride == 0:
@@ -255,13 +318,22 @@ def bfs(problem: SearchProblem[S], monitor: Monitor) -> Result:
                         depth,
                         lambda state=state: problem.display(state),
                     )
+                if tracer is not None:
+                    waiting = len(layer) - (expanded - first) + len(following)
+                    tracer.expand(problem.display(state), depth - 1, 0, depth - 1, waiting)
+                    for action, child, rule in problem.left_out(state):
+                        tracer.child(action, problem.display(child), "dead", rule)
                 parent_key = problem.key(state)
                 for action, child, _cost in problem.successors(state):
                     child_key = problem.key(child)
                     if child_key in parents:
+                        if tracer is not None:
+                            tracer.child(action, problem.display(child), "seen")
                         continue
                     generated += 1
                     parents[child_key] = (parent_key, action)
+                    if tracer is not None:
+                        tracer.child(action, problem.display(child), "new")
                     if problem.is_goal(child):
                         monitor.tick(expanded, generated, 0, depth, force=True)
                         moves = _path(parents, child_key)
@@ -297,6 +369,7 @@ def best_first(
         queue: list[tuple[float, int, int, int, S]] = [(h_weight * h0, h0, next(tie), 0, start)]
         expanded = 0
         generated = 1
+        tracer = monitor.tracer
         while queue:
             _f, h, _, g, state = heapq.heappop(queue)
             key = problem.key(state)
@@ -308,7 +381,11 @@ def best_first(
                 return monitor.result("solved", moves=moves, cost=g, optimal=optimal)
             expanded += 1
             if monitor.closest_h is None or h < monitor.closest_h:
-                monitor.closer(h, lambda state=state: problem.display(state))
+                monitor.closer(
+                    h,
+                    lambda state=state: problem.display(state),
+                    lambda key=key: _path(parents, key),
+                )
             if expanded % monitor.stride == 0:
                 monitor.tick(
                     expanded,
@@ -317,15 +394,25 @@ def best_first(
                     g + h,
                     lambda state=state: problem.display(state),
                 )
+            if tracer is not None:
+                tracer.expand(problem.display(state), g, h, _whole(_f), len(queue))
+                for action, child, rule in problem.left_out(state):
+                    tracer.child(action, problem.display(child), "dead", rule)
             for action, child, cost in problem.successors(state):
                 child_g = g + cost
                 child_key = problem.key(child)
                 known = best_g.get(child_key)
                 if known is not None and known <= child_g:
+                    if tracer is not None:
+                        tracer.child(action, problem.display(child), "seen")
                     continue
                 child_h = problem.h(child)
-                if child_h < 0:
-                    continue  # the problem's way of saying "dead end"
+                if child_h < 0:  # the problem's way of saying "dead end"
+                    if tracer is not None:
+                        tracer.child(action, problem.display(child), "dead", NO_GOAL)
+                    continue
+                if tracer is not None:
+                    tracer.child(action, problem.display(child), "new")
                 best_g[child_key] = child_g
                 parents[child_key] = (key, action)
                 generated += 1
@@ -352,8 +439,29 @@ def idastar(problem: SearchProblem[S], monitor: Monitor, max_bound: int = 10_000
 
     def search(monitor: Monitor) -> Result:
         start = problem.start()
-        bound = problem.h(start)
+        bound = start_h = problem.h(start)
         expanded = generated = 0
+        tracer = monitor.tracer
+
+        def told(state: S, g: int, h: int, on_path: set[Hashable], depth: int) -> None:
+            # A depth-first search meets a position's children between the expansions below
+            # them, so the tracer hears them all now, judged as the loop below will judge them.
+            assert tracer is not None
+            tracer.expand(problem.display(state), g, h, g + h, depth)
+            for action, child, rule in problem.left_out(state):
+                tracer.child(action, problem.display(child), "dead", rule)
+            for action, child, cost in problem.successors(state):
+                shown = problem.display(child)
+                child_h = problem.h(child)
+                if problem.key(child) in on_path:
+                    tracer.child(action, shown, "seen")
+                elif child_h < 0:
+                    tracer.child(action, shown, "dead", NO_GOAL)
+                elif g + cost + child_h > bound:
+                    tracer.child(action, shown, "pruned", over_bound(g + cost + child_h, bound))
+                else:
+                    tracer.child(action, shown, "new")
+
         while bound <= max_bound:
             monitor.note = f"f-bound {bound}"
             monitor.tick(expanded, generated, 0, bound, force=True)
@@ -365,6 +473,8 @@ def idastar(problem: SearchProblem[S], monitor: Monitor, max_bound: int = 10_000
             if problem.is_goal(start):
                 return monitor.result("solved", moves=[], cost=0, optimal=True)
             expanded += 1
+            if tracer is not None:
+                told(start, 0, start_h, on_path, 0)
             while stack:
                 state, g, children = stack[-1]
                 step = next(children, None)
@@ -394,7 +504,11 @@ def idastar(problem: SearchProblem[S], monitor: Monitor, max_bound: int = 10_000
                     return monitor.result("solved", moves=moves, cost=child_g, optimal=True)
                 expanded += 1
                 if monitor.closest_h is None or h < monitor.closest_h:
-                    monitor.closer(h, lambda child=child: problem.display(child))
+                    monitor.closer(
+                        h,
+                        lambda child=child: problem.display(child),
+                        lambda done=path, act=action: [t for step in [*done, act] for t in step],
+                    )
                 if expanded % monitor.stride == 0:
                     monitor.tick(
                         expanded,
@@ -405,6 +519,8 @@ def idastar(problem: SearchProblem[S], monitor: Monitor, max_bound: int = 10_000
                     )
                 path.append(action)
                 on_path.add(child_key)
+                if tracer is not None:
+                    told(child, child_g, h, on_path, len(stack))
                 stack.append((child, child_g, iter(problem.successors(child))))
             if next_bound == float("inf"):
                 return monitor.result("unsolvable")

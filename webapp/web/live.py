@@ -39,7 +39,14 @@ from webapp.web.levels import (
 )
 from webapp.web.players import player_id, same_origin
 from webapp.web.solvers import get_runner, get_tables, hint_limits, job_request, web_limits
-from webapp.web.watch import playback_of, render_frame, render_panel, render_stream, stopped_at
+from webapp.web.watch import (
+    playback_of,
+    render_frame,
+    render_panel,
+    render_stream,
+    stopped_at,
+    stopped_moves,
+)
 
 bp = Blueprint("live", __name__)
 sock = Sock()
@@ -235,8 +242,9 @@ def use_solution(game_name: str, collection: str, ident: str) -> str:
 @bp.post("/<game_name>/<collection>/<ident>/solve/stopped")
 @spends(NEW_LEVELS)
 def play_stopped(game_name: str, collection: str, ident: str) -> Response:
-    """The position a search stopped at (out of time or states), as a level of its own: the
-    player takes it on from there."""
+    """The position a search stopped at (out of time or states), for the player to take on:
+    in their own game on this level, as assisted moves (a replay link's "Play from here"),
+    where the search kept the moves to it; else as a level of its own."""
     found = find_level(game_name, collection, ident)
     job = get_runner().get(request.form.get("job", ""), player_id())
     position = stopped_at(job)
@@ -245,6 +253,12 @@ def play_stopped(game_name: str, collection: str, ident: str) -> Response:
     if job.request.board != found.board_key:
         raise NotFound("That search left no position of this level to take on.")
     game = found.game
+    moves = stopped_moves(found, job)
+    if moves is not None:
+        play = load_play(found)
+        play.replace(moves, assisted=True)
+        save_play(found, play)
+        return redirect(found.ref.path, code=303)
     try:
         level = game.parse(game.render_text(found.level, position))[0]
     except LevelError as error:  # a position the game's own format cannot hold

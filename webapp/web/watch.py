@@ -43,17 +43,16 @@ def playback_of(job: Job, game: Game, level: Any) -> Playback | None:
 
 
 def chart(job: Job, width: int = 300, height: int = 80) -> dict[str, Any]:
-    """SVG polyline points for states expanded and the frontier's size over time, on one
-    scale (both count states), with the axes' ends: seconds across, states up. Empty for a
-    solve too quick to chart."""
+    """SVG polyline points for the positions looked at and those waiting over the whole
+    search, on one scale (both count positions), with the axes' ends: seconds across from 0,
+    positions up. Empty for a solve too quick to chart."""
     history = list(job.history)
     t_max = max((h[0] for h in history), default=0.0)
     if len(history) < CHART_POINTS or t_max < CHART_SECONDS:
         return {}
-    # The history keeps its last samples only: once it has let the first go, the time axis
-    # starts at the oldest one kept, not at 0 (a long solve would chart only its right end).
-    full = job.history.maxlen is not None and len(history) >= job.history.maxlen
-    start = history[0][0] if full else 0.0
+    # The history spreads its points over the whole search (jobs.base.Thinned): the time
+    # axis runs from 0 to the end, however long the search.
+    start = 0.0
     span = (t_max - start) or 1.0
     top = max(max(h[1], h[2]) for h in history) or 1
     lines = {
@@ -100,6 +99,138 @@ def bounds(found: Found, job: Job, progress: Any) -> dict[str, Any]:
     return known
 
 
+def algorithm_label(game: Game, job: Job) -> str:
+    """The solve's algorithm as the panel names it: its label, in the player's words."""
+    if job.request.task == "improve":
+        return f"the solution optimizer, in {job.request.improve.replace('_', ' ')}"
+    algorithm = game.algorithms().get(job.request.algorithm)
+    if algorithm is None:
+        return job.request.algorithm
+    return algorithm.label or algorithm.name
+
+
+def readings(game: Game, level: Any, job: Job, progress: Any) -> list[dict[str, str]]:
+    """The panel's figures while a search runs and after it ends: for each, its ``id`` (the
+    ``stat-`` element), ``label``, ``value`` and ``what`` it is, in a player's words (the
+    textbook words are the step-through view's)."""
+    result = job.result
+    if job.request.task == "improve":
+        return improving(game, level, job, progress)
+    p = progress
+    algorithm = game.algorithms().get(job.request.algorithm)
+    unit = (algorithm.metric if algorithm else game.counters[0]).replace("_", " ")
+    # An optimal search reports the length every solution still has at least (its bound,
+    # or the depth of the layer it works on); another, how deep it has gone.
+    bound = bool(p and p.note.startswith("f-bound")) or bool(algorithm and algorithm.optimal)
+    done = result.expanded if result and result.expanded else (p.expanded if p else 0)
+    met = result.generated if result and result.generated else (p.generated if p else 0)
+    seconds = result.seconds if result and result.seconds else (p.elapsed if p else 0)
+    return [
+        {
+            "id": "expanded",
+            "label": "positions looked at",
+            "value": f"{done:,}",
+            "what": "Positions the solver has taken up and tried every move from.",
+        },
+        {
+            "id": "generated",
+            "label": "positions met",
+            "value": f"{met:,}",
+            "what": "Different positions it has reached so far, looked at or still waiting.",
+        },
+        {
+            "id": "frontier",
+            "label": "positions waiting",
+            "value": f"{p.frontier if p else 0:,}",
+            "what": "Positions it has reached but not looked at yet: its list of what to do.",
+        },
+        {
+            "id": "depth",
+            "label": f"the shortest a solution can still be ({unit})"
+            if bound
+            else f"how deep it looks ({unit})",
+            "value": str(p.depth if p else 0),
+            "what": f"No solution has fewer {unit}: every shorter one has been ruled out."
+            if bound
+            else f"How many {unit} from the start the positions it looks at lie.",
+        },
+        {
+            "id": "rate",
+            "label": "positions a second",
+            "value": f"{p.rate if p else 0:,.0f}",
+            "what": "How many positions it looks at each second.",
+        },
+        {
+            "id": "elapsed",
+            "label": "time",
+            "value": f"{seconds:.1f} s",
+            "what": "How long the search has run.",
+        },
+    ]
+
+
+def improving(game: Game, level: Any, job: Job, progress: Any) -> list[dict[str, str]]:
+    """The optimizer's figures, in its own terms: the solution it was given and the shortest
+    it has made of it, what that saves in each counter, the shorter solutions it found on the
+    way, and the positions its searches looked at."""
+    metric = job.request.improve
+    given = game.count(level, job.request.solution)
+    result = job.result
+    if result is not None and result.moves is not None:
+        now = game.count(level, result.moves)
+    else:  # the length in the metric so far rides in the progress's depth
+        now = {metric: progress.depth if progress and progress.depth else given.get(metric, 0)}
+    counters = [metric] + [name for name in game.counters if name != metric and name in now]
+    found = result.generated if result is not None else (progress.generated if progress else 0)
+    done = result.expanded if result is not None else (progress.expanded if progress else 0)
+    seconds = result.seconds if result is not None else (progress.elapsed if progress else 0)
+    unit = metric.replace("_", " ")
+    shown = [
+        {
+            "id": "given",
+            "label": f"the solution given ({unit})",
+            "value": str(given.get(metric, 0)),
+            "what": f"The {unit} of the solution the optimizer started from.",
+        },
+        {
+            "id": "so-far",
+            "label": f"the shortest made of it ({unit})",
+            "value": str(now[metric]),
+            "what": f"The {unit} of the shortest solution it has made of it so far.",
+        },
+    ]
+    for name in counters:
+        shown.append(
+            {
+                "id": f"saved-{name}",
+                "label": f"{name.replace('_', ' ')} saved",
+                "value": str(given.get(name, 0) - now[name]),
+                "what": f"How many fewer {name.replace('_', ' ')} the shorter solution takes.",
+            }
+        )
+    shown += [
+        {
+            "id": "found",
+            "label": "shorter solutions found",
+            "value": f"{found:,}",
+            "what": "Each time one of its searches found a shorter way, it went on from there.",
+        },
+        {
+            "id": "expanded",
+            "label": "positions looked at",
+            "value": f"{done:,}",
+            "what": "Positions its searches near the solution have looked at.",
+        },
+        {
+            "id": "elapsed",
+            "label": "time",
+            "value": f"{seconds:.1f} s",
+            "what": "How long it has run.",
+        },
+    ]
+    return shown
+
+
 def stopped_at(job: Job | None) -> Any:
     """Where a search stopped by its limits leaves a player to take over: the closest
     position it met, where it keeps one, else the last it looked at; None for any other."""
@@ -109,6 +240,24 @@ def stopped_at(job: Job | None) -> Any:
     if progress is None:
         return None
     return progress.closest if progress.closest is not None else progress.sample
+
+
+def stopped_moves(found: Found, job: Job) -> list[str] | None:
+    """The moves from the level's start to the closest position a stopped search met, when
+    the search kept the moves there and they reach it by the rules; else None."""
+    progress = job.progress
+    kept = getattr(progress, "closest_moves", None)
+    if progress is None or progress.closest is None or kept is None:
+        return None
+    game, level = found.game, found.level
+    moves = [*job.request.moves, *kept]
+    try:
+        reached = game.replay(level, moves)
+    except ValueError:  # moves the rules refuse: not this level's way there
+        return None
+    if game.render_text(level, reached) != game.render_text(level, progress.closest):
+        return None
+    return moves
 
 
 def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
@@ -131,6 +280,8 @@ def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
         context["progress"] = progress
         context["job_state"] = "done" if result is not None else job.state
         context["chart"] = chart(job)
+        context["readings"] = readings(game, found.level, job, progress)
+        context["algorithm_label"] = algorithm_label(game, job)
         context["short_count"] = short_count
         context["queue_position"] = get_runner().queue_position(job)
         playback = playback_of(job, game, found.level) if result is not None else None
@@ -145,6 +296,7 @@ def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
         stopped = stopped_at(job)
         context["stopped"] = stopped is not None
         context["stopped_closest"] = stopped is not None and progress.closest is not None
+        context["stopped_here"] = stopped is not None and stopped_moves(found, job) is not None
         if playback is not None:
             context["frame"] = playback.state
         elif stopped is not None:

@@ -16,7 +16,7 @@ from functools import lru_cache
 from webapp.games.base import Algorithm
 from webapp.games.blocks.level import Level, Position, board_text, parse_collection
 from webapp.games.blocks.space import METRICS, Space
-from webapp.search import Monitor, Result, run_search
+from webapp.search import Monitor, Result, Tracer, run_search
 
 #: The largest reachable space a distance table is built for.
 TABLE_LIMIT = 500_000
@@ -46,6 +46,9 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
         depth = expanded = 0
         generated = 1
         stride = monitor.stride
+        tracer = monitor.tracer
+        # Traced, each position is shown as the moves made it, same-shaped pieces unswapped.
+        shown: dict[int, tuple[int, ...]] = {start: places}
         while layer:
             monitor.tick(
                 expanded,
@@ -57,6 +60,7 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
             )
             depth += 1
             following: list[int] = []
+            first = expanded
             for key in layer:
                 expanded += 1
                 if expanded % stride == 0:
@@ -67,11 +71,19 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
                         depth,
                         lambda key=key: Position(space.decode(key)),
                     )
+                if tracer is not None:
+                    waiting = len(layer) - (expanded - first) + len(following)
+                    here = shown.pop(key)
+                    tracer.expand(Position(here), depth - 1, 0, depth - 1, waiting)
                 for child in children(key):
                     if child in parents:
+                        if tracer is not None:
+                            _tell(tracer, space, (key, here), child, "seen")
                         continue
                     parents[child] = key
                     generated += 1
+                    if tracer is not None:
+                        shown[child] = _tell(tracer, space, (key, here), child, "new")
                     if child & goal_mask == goal_value:
                         monitor.tick(expanded, generated, 0, depth, force=True)
                         moves = _unit_path(space, parents, child)
@@ -88,6 +100,25 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
         return monitor.result("unsolvable", extra={"positions": len(parents)})
 
     return run_search(run, monitor)
+
+
+def _tell(
+    tracer: Tracer, space: Space, parent: tuple[int, tuple[int, ...]], child: int, verdict: str
+) -> tuple[int, ...]:
+    """Tell ``tracer`` of a child of ``parent`` (its key and places): the unit steps to it,
+    and the position they make; return that position's places."""
+    key, before = parent
+    after = list(space.decode(child))
+    # decode places same-shaped pieces in board order; keep each where the move left it.
+    for members in space.members:
+        free = [after[index] for index in members]
+        stay = [before[index] for index in members if before[index] in free]
+        moved = [place for place in free if place not in stay]
+        for index in members:
+            after[index] = before[index] if before[index] in stay else moved.pop(0)
+    places = tuple(after)
+    tracer.child(space.unit_steps(key, child), Position(places), verdict)
+    return places
 
 
 def _unit_path(space: Space, parents: dict[int, int | None], key: int) -> list[str]:
@@ -115,6 +146,8 @@ ALGORITHMS: dict[str, Algorithm] = {
         metric="path_moves",
         optimal=True,
         run=_runner("path_moves"),
+        steps=True,
+        label="breadth-first (fewest path moves, proved)",
     ),
     "line": Algorithm(
         name="line",
@@ -122,6 +155,8 @@ ALGORITHMS: dict[str, Algorithm] = {
         metric="line_moves",
         optimal=True,
         run=_runner("line_moves"),
+        steps=True,
+        label="breadth-first (fewest line moves, proved)",
     ),
     "steps": Algorithm(
         name="steps",
@@ -129,6 +164,8 @@ ALGORITHMS: dict[str, Algorithm] = {
         metric="steps",
         optimal=True,
         run=_runner("steps"),
+        steps=True,
+        label="breadth-first (fewest steps, proved)",
     ),
 }
 

@@ -15,6 +15,8 @@ ALGORITHMS: dict[str, Algorithm] = {
         "moves",
         True,
         run_astar,
+        steps=True,
+        label="A* with the tiles' distances home (fewest moves, proved)",
     ),
     "idastar": Algorithm(
         "idastar",
@@ -22,15 +24,18 @@ ALGORITHMS: dict[str, Algorithm] = {
         "moves",
         True,
         run_idastar,
+        steps=True,
+        label="IDA*, deepening, with the tiles' distances and conflicts (fewest moves, proved)",
     ),
     "pdb": Algorithm(
         "pdb",
         "IDA* on additive pattern databases (6-6-3, max with the mirror image) for 4x4, an "
-        "exact table for 3x3; optimal; other boards of up to 12 cells use idastar, larger "
-        "ones are refused (use fast)",
+        "exact table for 3x3; optimal; other boards of up to 12 cells are searched by IDA* "
+        "with linear conflicts, larger ones are refused (use fast)",
         "moves",
         True,
         run_pdb,
+        label="IDA* with pattern databases (fewest moves, proved)",
     ),
     "fast": Algorithm(
         "fast",
@@ -39,5 +44,6 @@ ALGORITHMS: dict[str, Algorithm] = {
         "moves",
         False,
         run_fast,
+        label="a few tiles at a time (quick, not the fewest)",
     ),
 }

@@ -12,7 +12,10 @@ from webapp.games.sliding.heuristics import (
     move_table,
 )
 from webapp.games.sliding.level import Level, goal
-from webapp.search import Monitor, Result, SearchProblem, astar, run_search
+from webapp.search import Monitor, Result, SearchProblem, astar, over_bound, run_search
+
+#: The rule by which IDA* never tries the move that takes back the one before.
+TAKES_BACK = "it takes back the move before"
 
 Board = tuple[int, ...]
 
@@ -80,12 +83,36 @@ def idastar_conflict(rows: int, cols: int, start: Board, monitor: Monitor) -> Re
     counts = [0, 0]  # expanded, generated
     next_bound = 0
     bound = 0
+    tracer = monitor.tracer
+
+    def told(hole: int, g: int, previous: int, h: int) -> None:
+        # A depth-first search meets a board's children between the expansions below them,
+        # so the tracer hears them all now, judged as dfs's loop will judge them.
+        assert tracer is not None
+        tracer.expand(tuple(board), g, h, g + h, g)
+        for cell, k, token in moves[hole]:
+            tile = board[cell]
+            tiles = list(board)
+            tiles[hole], tiles[cell] = tile, 0
+            key = (tile * n + cell) * 4 + k
+            nh = h + steps[key]
+            line = line_of[key] if use_conflicts else -1
+            if line >= 0:
+                nh += tables[line][codes[line] + code_delta[key]] - values[line]
+            if cell == previous:
+                tracer.child((token,), tuple(tiles), "pruned", TAKES_BACK)
+            elif g + 1 + nh > bound:
+                tracer.child((token,), tuple(tiles), "pruned", over_bound(g + 1 + nh, bound))
+            else:
+                tracer.child((token,), tuple(tiles), "new")
 
     def dfs(hole: int, g: int, previous: int, h: int) -> bool:
         nonlocal next_bound
         counts[0] += 1
+        if tracer is not None:
+            told(hole, g, previous, h)
         if monitor.closest_h is None or h < monitor.closest_h:
-            monitor.closer(h, lambda: tuple(board))
+            monitor.closer(h, lambda: tuple(board), lambda: list(path))
         if counts[0] % stride == 0:
             monitor.tick(counts[0], counts[1], 0, bound, lambda: tuple(board))
         g1 = g + 1

@@ -26,7 +26,7 @@ from webapp.games.sokoban.optimize import optimize
 from webapp.games.sokoban.position import Position, walk
 from webapp.games.sokoban.rooms import SMALLEST_ROOM, GoalRoom, goal_rooms, push_path
 from webapp.games.sokoban.shorten import shorten
-from webapp.search import Monitor, Result, Stop, run_search
+from webapp.search import Monitor, Result, Stop, Tracer, run_search
 
 if TYPE_CHECKING:
     from webapp.games.sokoban.packing import Packing
@@ -98,6 +98,48 @@ def _sampler(board: Board, player: int, boxes: int) -> Callable[[], Position]:
     return lambda: board.position(player, boxes)
 
 
+#: The rule of a push the searches never make.
+DEAD_SQUARE = "a box pushed onto a dead square: no goal can be reached from it"
+
+
+def _told(
+    tracer: Tracer,
+    board: Board,
+    expansion: tuple[int, int, int],
+    figures: tuple[int, int, int, int],
+) -> Position:
+    """Tell ``tracer`` of an expansion (player, boxes, region) with its g, h, f and the
+    positions waiting, and of the pushes the search leaves out there (onto dead squares)."""
+    player, boxes, region = expansion
+    position = board.position(player, boxes)
+    tracer.expand(position, *figures)
+    dead = board.dead & ~boxes
+    for direction, (_, offset) in enumerate(board.directions):
+        if offset > 0:
+            movable = boxes & (region << offset) & (dead >> offset)
+        else:
+            movable = boxes & (region >> -offset) & (dead << -offset)
+        for box in cells_of(movable):
+            child = boxes ^ (1 << box) ^ (1 << (box + offset))
+            _tell_push(tracer, board, position, box, direction, child, "dead", DEAD_SQUARE)
+    return position
+
+
+def _tell_push(
+    tracer: Tracer,
+    board: Board,
+    position: Position,
+    box: int,
+    direction: int,
+    child: int,
+    verdict: str,
+    rule: str = "",
+) -> None:
+    """Tell ``tracer`` of one push from ``position``: the walk to it and the push itself."""
+    move = lurd(board, position, [_pack(box, direction)])
+    tracer.child(move, board.position(box, child), verdict, rule)
+
+
 # -- breadth-first ----------------------------------------------------------------------------
 def run_bfs(level: Level, position: Position, monitor: Monitor) -> Result:
     """Breadth-first by pushes over box configurations; pushes onto dead squares pruned."""
@@ -115,9 +157,12 @@ def run_bfs(level: Level, position: Position, monitor: Monitor) -> Result:
         stride = _stride(monitor)
         goal = board.goal_mask
         reach = board.reach
+        tracer = monitor.tracer
+        shown = position
         while layer:
             depth += 1
             following = []
+            first = expanded
             for boxes, region, key, player in layer:
                 expanded += 1
                 if expanded % stride == 0:
@@ -128,14 +173,22 @@ def run_bfs(level: Level, position: Position, monitor: Monitor) -> Result:
                         depth,
                         _sampler(board, player, boxes),
                     )
+                if tracer is not None:
+                    waiting = len(layer) - (expanded - first) + len(following)
+                    figures = (depth - 1, 0, depth - 1, waiting)
+                    shown = _told(tracer, board, (player, boxes, region), figures)
                 for box, offset, direction in board.pushes(boxes, region):
                     child = boxes ^ (1 << box) ^ (1 << (box + offset))
                     child_region = reach(box, child)
                     child_key = child << PLAYER_BITS | lowest_cell(child_region)
                     if child_key in parents:
+                        if tracer is not None:
+                            _tell_push(tracer, board, shown, box, direction, child, "seen")
                         continue
                     generated += 1
                     parents[child_key] = (key, _pack(box, direction))
+                    if tracer is not None:
+                        _tell_push(tracer, board, shown, box, direction, child, "new")
                     if child == goal:
                         monitor.tick(expanded, generated, 0, depth, force=True)
                         return _solved(
@@ -168,6 +221,8 @@ def run_astar(level: Level, position: Position, monitor: Monitor) -> Result:
         stride = _stride(monitor)
         goal = board.goal_mask
         reach = board.reach
+        tracer = monitor.tracer
+        shown = position
         while queue:
             f, minus_g, _, boxes, region, key, player, h = heapq.heappop(queue)
             g = -minus_g
@@ -177,8 +232,18 @@ def run_astar(level: Level, position: Position, monitor: Monitor) -> Result:
                 monitor.tick(expanded, generated, len(queue), g, force=True)
                 return _solved(monitor, board, position, _push_path(parents, key), True)
             expanded += 1
+            if monitor.closest_h is None or h < monitor.closest_h:
+                # Where a player may take over if the search stops short, and the moves there.
+                monitor.closer(
+                    h,
+                    _sampler(board, player, boxes),
+                    lambda key=key: lurd(board, position, _push_path(parents, key)),
+                )
             if expanded % stride == 0:
                 monitor.tick(expanded, generated, len(queue), f, _sampler(board, player, boxes))
+            if tracer is not None:
+                figures = (g, h, f, len(queue))
+                shown = _told(tracer, board, (player, boxes, region), figures)
             child_g = g + 1
             for box, offset, direction in board.pushes(boxes, region):
                 target = box + offset
@@ -187,7 +252,11 @@ def run_astar(level: Level, position: Position, monitor: Monitor) -> Result:
                 child_key = child << PLAYER_BITS | lowest_cell(child_region)
                 known = best_g.get(child_key)
                 if known is not None and known <= child_g:
+                    if tracer is not None:
+                        _tell_push(tracer, board, shown, box, direction, child, "seen")
                     continue
+                if tracer is not None:
+                    _tell_push(tracer, board, shown, box, direction, child, "new")
                 best_g[child_key] = child_g
                 parents[child_key] = (key, _pack(box, direction))
                 generated += 1
@@ -1383,6 +1452,8 @@ ALGORITHMS: dict[str, Algorithm] = {
         "pushes",
         True,
         run_bfs,
+        steps=True,
+        label="breadth-first (fewest pushes, proved)",
     ),
     "astar": Algorithm(
         "astar",
@@ -1390,6 +1461,8 @@ ALGORITHMS: dict[str, Algorithm] = {
         "pushes",
         True,
         run_astar,
+        steps=True,
+        label="A* with the distance to the nearest goal (fewest pushes, proved)",
     ),
     "fast": Algorithm(
         "fast",
@@ -1400,6 +1473,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         "pushes",
         False,
         run_fast,
+        label="from both ends at once, with the box–goal matching bound (quick, not the fewest)",
     ),
     "moves": Algorithm(
         "moves",
@@ -1407,5 +1481,6 @@ ALGORITHMS: dict[str, Algorithm] = {
         "moves",
         True,
         run_moves,
+        label="A* counting every step (fewest moves, proved)",
     ),
 }

@@ -20,6 +20,10 @@ from webapp.search import Monitor, Result, SearchProblem, Stop, bfs, run_search
 MAX_LISTED = 1000
 
 
+#: The rule of a move the searches never make.
+LONE_BLOCK = "a colour left with a single block, which can never vanish"
+
+
 class VexedProblem(SearchProblem[bytes]):
     """Vexed as a search problem over settled boards, one move costing one."""
 
@@ -39,6 +43,16 @@ class VexedProblem(SearchProblem[bytes]):
 
     def display(self, state: bytes) -> Board:
         return self.compact.decode(state)
+
+    def left_out(self, state: bytes) -> Iterable[tuple[tuple[str, ...], bytes, str]]:
+        """The moves ``successors`` leaves out: those that leave a colour one block."""
+        kept = {slide for slide, _child in self.compact.children(state)}
+        token = self.compact.token
+        return [
+            ((token(slide),), child, LONE_BLOCK)
+            for slide, child in self.compact.children(state, prune=False)
+            if slide not in kept
+        ]
 
 
 def solve_bfs(level: Level, state: Board, monitor: Monitor) -> Result:
@@ -492,6 +506,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         metric="moves",
         optimal=True,
         run=solve_fast,
+        label="A* with a bound per colour (fewest moves when it finishes)",
     ),
     "bfs": Algorithm(
         name="bfs",
@@ -499,6 +514,8 @@ ALGORITHMS: dict[str, Algorithm] = {
         metric="moves",
         optimal=True,
         run=solve_bfs,
+        steps=True,
+        label="breadth-first (fewest moves, proved)",
     ),
     "bfs-all": Algorithm(
         name="bfs-all",
@@ -506,5 +523,6 @@ ALGORITHMS: dict[str, Algorithm] = {
         metric="moves",
         optimal=True,
         run=solve_bfs_all,
+        label="breadth-first, listing every shortest solution (fewest moves, proved)",
     ),
 }
