@@ -25,6 +25,7 @@ from webapp.games.sokoban.compiled import (
     Pause,
     SearchConfig,
 )
+from webapp.games.sokoban.fess import Fess
 from webapp.games.sokoban.level import Level
 from webapp.games.sokoban.macros import Move, _pack, _pushes
 from webapp.games.sokoban.optimize import optimize
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ALGORITHMS",
     "BACKWARDS",
+    "FESS",
     "H_WEIGHT",
     "Kind",
     "LowerBound",
@@ -849,6 +851,7 @@ MEMBERS: dict[str, type[Member]] = {
     Kind.AIMED: Aimed,
     Kind.CPYTHON_FORWARD: PythonForward,
     Kind.CPYTHON_BACKWARD: PythonBackward,
+    "fess": Fess,
 }
 
 #: FESS as a setting of the portfolio (``MEMBERS["fess"]``).
@@ -864,7 +867,12 @@ MEMBERS: dict[Kind | str, type[Member]] = {
     Kind.AIMED: Aimed,
     Kind.CPYTHON_FORWARD: PythonForward,
     Kind.CPYTHON_BACKWARD: PythonBackward,
+    "fess": Fess,
 }
+
+#: FESS as a setting of the portfolio (``MEMBERS["fess"]``, fess.py).
+FESS = Setting("fess")
+
 
 # -- move-optimal -----------------------------------------------------------------------------
 def run_moves(level: Level, position: Position, monitor: Monitor) -> Result:

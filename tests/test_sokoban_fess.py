@@ -1,0 +1,207 @@
+"""FESS, the feature-space search (fess.py): its four features on hand-made positions, its
+cells and advisors, and the search as a member of the fast solver's portfolio."""
+
+import pytest
+
+from tests.conftest import LEVELS
+from webapp.games.sokoban import GAME, fess
+from webapp.games.sokoban.board import Board
+from webapp.games.sokoban.fess import FeatureSpace, FessSearch, Node, open_rooms
+from webapp.games.sokoban.packing import Packing, packing
+from webapp.games.sokoban.solver import FESS, FORWARD, Setting, Tuning, run_fast
+from webapp.search import Limits, Monitor
+from webapp.solving import check_solution, solve
+
+MICROBAN = GAME.parse((LEVELS / "sokoban" / "microban.xsb").read_text())
+XSOKOBAN = GAME.parse((LEVELS / "sokoban" / "xsokoban.xsb").read_text())
+LIMITS = Limits(seconds=60, nodes=None, memory_mb=1024)
+
+# Two rooms of open floor joined by a door (row 2, column 4), a box in it.
+TWO_ROOMS = """\
+#########
+#  .#   #
+#   $@  #
+#   #   #
+#########"""
+# A corridor: goals at both ends, a box beside each.
+CORRIDOR = """\
+#########
+#.$ @ $.#
+#########"""
+
+
+def bits(board: Board, *squares: tuple[int, int]) -> int:
+    return sum(1 << row * board.width + column for row, column in squares)
+
+
+def space_of(text: str, phases: list[list[tuple[int, int]]]) -> tuple[Board, FeatureSpace]:
+    board = Board(GAME.parse(text)[0])
+    cells = [[row * board.width + column for row, column in phase] for phase in phases]
+    return board, FeatureSpace(board, Packing(cells))
+
+
+def test_the_rooms_are_open_floor_and_the_door_between_them_is_none() -> None:
+    board, _ = space_of(TWO_ROOMS, [[(1, 3)]])
+    left = bits(board, *[(row, column) for row in (1, 2, 3) for column in (1, 2, 3)])
+    right = bits(board, *[(row, column) for row in (1, 2, 3) for column in (5, 6, 7)])
+    assert open_rooms(board) == [left, right]
+
+
+def test_a_box_in_the_door_cuts_the_floor_and_the_link_between_the_rooms() -> None:
+    board, space = space_of(TWO_ROOMS, [[(1, 3)]])
+    in_door, inside = bits(board, (2, 4)), bits(board, (2, 2))
+    assert space.links == frozenset({(0, 1)})
+    assert (space.regions(in_door), space.blocked(in_door)) == (2, 1)
+    assert (space.regions(inside), space.blocked(inside)) == (1, 0)
+    # Beside the door on the left, the box shuts the left room in: the door's only way in.
+    assert (space.regions(bits(board, (2, 3))), space.blocked(bits(board, (2, 3)))) == (2, 1)
+    # In the right room's corner it leaves the room's other squares linked to the door.
+    assert space.blocked(bits(board, (1, 5))) == 0
+
+
+def test_a_room_cut_in_two_is_linked_only_where_every_part_is() -> None:
+    # A wall of boxes down the left room leaves its first column apart from the door.
+    text = "##########\n# $  #  .#\n# $ @   .#\n# $  #  .#\n##########"
+    board, space = space_of(text, [[(1, 8), (2, 8), (3, 8)]])
+    wall = bits(board, (1, 2), (2, 2), (3, 2))
+    assert (space.regions(wall), space.blocked(wall)) == (2, 1)
+    moved = bits(board, (1, 2), (2, 7), (3, 2))
+    assert (space.regions(moved), space.blocked(moved)) == (1, 0)
+
+
+def test_packed_counts_the_targets_filled_phase_by_phase() -> None:
+    board, space = space_of(CORRIDOR, [[(1, 1)], [(1, 7)]])
+    assert space.packed(bits(board, (1, 2), (1, 6))) == (0, 0)
+    left = bits(board, (1, 1))
+    assert space.packed(left | bits(board, (1, 6))) == (1, left)
+    # The second phase's goal filled before the first's counts for nothing.
+    assert space.packed(bits(board, (1, 2), (1, 7)))[0] == 0
+    assert space.packed(left | bits(board, (1, 7))) == (2, left | bits(board, (1, 7)))
+
+
+def test_a_parking_square_counts_once_its_box_has_gone_on() -> None:
+    # The box parked on (1, 5) in the first phase goes on to the goal (1, 7) in the second.
+    board = Board(GAME.parse(CORRIDOR)[0])
+    cell = board.width
+    space = FeatureSpace(board, Packing([[cell + 5, cell + 1], [cell + 7]], {cell + 5: 1}))
+    assert space.packed(bits(board, (1, 1), (1, 5)))[0] == 2
+    assert space.packed(bits(board, (1, 1), (1, 7)))[0] == 3
+    assert space.packed(bits(board, (1, 1), (1, 6)))[0] == 1
+
+
+def test_a_box_no_goal_left_can_be_reached_from_is_out_of_plan() -> None:
+    board, space = space_of(CORRIDOR, [[(1, 1)], [(1, 7)]])
+    stuck = bits(board, (1, 1), (1, 2))  # the left goal is a wall: (1, 2) cannot go right
+    assert space.features(stuck) == (1, 1, 0, 1)
+    assert space.features(bits(board, (1, 1), (1, 5))) == (1, 2, 0, 0)
+    # Before the left goal is filled, a box beside it can still be pushed onto it.
+    assert space.features(bits(board, (1, 2), (1, 6)))[3] == 0
+
+
+def test_the_advisors_make_their_moves_free() -> None:
+    # Scores are (-packed, regions, room links, out of plan, bound), least best.
+    node = Node(0, 0, None, None, 0, 0)
+    base = (-1, 2, 1, 1, 9)
+    node.children = [
+        [1, (-1, 2, 1, 1, 8), 1],  # nearer by the bound only: no advisor's
+        [1, (-2, 3, 1, 1, 9), 2],  # packs one more: the packing advisor's
+        [1, (-1, 1, 1, 1, 9), 3],  # joins two regions: the regions advisor's
+        [1, (0, 1, 0, 0, 9), 4],  # packs less: nobody's, however good the rest
+        [1, (-1, 2, 1, 0, 10), 5],  # one box fewer out of plan
+    ]
+    FessSearch._advise(node, base)
+    assert [child[0] for child in node.children] == [1, 0, 0, 1, 0]
+
+
+def test_each_position_is_in_the_cell_of_the_best_features_on_its_path() -> None:
+    level = MICROBAN[4 - 1]
+    board, start = Board(level), GAME.start(level)
+    search = FessSearch(board, start, packing(board, start), True, 1 << 20)
+    run = search.run(1)
+    for _ in range(5):
+        next(run)
+    for node in search.expanded.values():
+        own = search.score(node.boxes, search.bound(node.boxes))
+        path = [own]
+        parent = node.parent
+        while parent is not None:
+            path.append(search.score(parent.boxes, search.bound(parent.boxes)))
+            parent = parent.parent
+        assert node.best == min(path)
+    assert set(search.order) >= {node.best[:4] for node in search.expanded.values()}
+
+
+@pytest.mark.parametrize("number", [1, 2, 3, 4, 5, 10, 20, 50])
+def test_fess_alone_solves_small_levels_and_the_solutions_replay(number: int) -> None:
+    level = MICROBAN[number - 1]
+    start = GAME.start(level)
+    result = run_fast(level, start, Monitor(LIMITS), (FESS,))
+    assert result.status == "solved"
+    assert check_solution(GAME, level, start, result.moves) is None
+
+
+def test_fess_run_dry_without_macros_proves_a_level_unsolvable() -> None:
+    # The player can never get behind the lower box to push it onto its goal.
+    level = GAME.parse("######\n#. $@#\n# $. #\n######")[0]
+    for setting in (FESS, Setting("fess", Tuning(macros=False))):
+        assert run_fast(level, GAME.start(level), Monitor(LIMITS), (setting,)).status == (
+            "unsolvable"
+        )
+
+
+def test_fess_run_dry_with_macros_starts_over_without_them() -> None:
+    # On Microban 153 the goal room's one filling order cuts every solution away: with
+    # macros FESS runs dry within a few dozen positions, which proves nothing.
+    level = MICROBAN[153 - 1]
+    monitor = Monitor(Limits(seconds=None, nodes=2_000, memory_mb=1024))
+    assert run_fast(level, GAME.start(level), monitor, (FESS,)).status == "node-limit"
+
+
+def test_fess_stops_at_the_node_limit_and_says_where_it_works() -> None:
+    level = XSOKOBAN[2 - 1]
+    monitor = Monitor(Limits(seconds=None, nodes=300, memory_mb=1024))
+    result = run_fast(level, GAME.start(level), monitor, (FESS,))
+    assert result.status == "node-limit" and 300 <= result.expanded < 300 + fess.PAUSE
+    assert monitor.note.startswith("feature search: working in the cell of ")
+    assert " targets filled in order, " in monitor.note and " cells opened)" in monitor.note
+    assert result.extra["fess cells"] >= 2
+    packed, targets = result.extra["fess packed"].split("/")
+    assert 0 <= int(packed) <= int(targets) == 10
+    # The closest position offered: the least bound of a position it has expanded.
+    assert monitor.closest_h is not None and 0 < monitor.closest_h
+    assert len(monitor.closest.boxes) == 10
+
+
+def test_fess_stops_when_cancelled() -> None:
+    level = XSOKOBAN[2 - 1]
+    asked = []
+
+    def cancelled() -> bool:
+        asked.append(1)
+        return len(asked) > 20
+
+    monitor = Monitor(Limits(seconds=60, memory_mb=1024), cancelled=cancelled)
+    assert run_fast(level, GAME.start(level), monitor, (FESS,)).status == "cancelled"
+
+
+def test_a_full_fess_ends_the_solve_alone_and_leaves_the_turns_to_others(monkeypatch) -> None:
+    monkeypatch.setattr(fess, "NODE_BYTES", 1 << 40)  # room for the least: 64 positions
+    level = XSOKOBAN[2 - 1]
+    limits = Limits(seconds=None, nodes=5_000, memory_mb=1024)
+    alone = run_fast(level, GAME.start(level), Monitor(limits), (FESS,))
+    assert alone.status == "memory-limit" and alone.expanded <= 64 + fess.PAUSE
+    # Beside the forward search, the solve goes on without it: the forward one solves it.
+    beside = run_fast(level, GAME.start(level), Monitor(LIMITS), (FESS, FORWARD))
+    assert beside.status == "solved" and beside.expanded > 64 + fess.PAUSE
+
+
+def test_a_fess_solution_goes_through_the_one_door(monkeypatch) -> None:
+    # solve() replays whatever the solver returns through the game's rules.
+    from webapp.games.sokoban import solver
+
+    monkeypatch.setattr(solver, "PORTFOLIO", (FESS,))
+    monkeypatch.setattr(solver, "ROOM_PORTFOLIO", (FESS,))
+    level = MICROBAN[3 - 1]
+    result = solve(GAME, level, "fast", limits=LIMITS)
+    assert result.status == "solved"
+    assert check_solution(GAME, level, GAME.start(level), result.moves) is None
