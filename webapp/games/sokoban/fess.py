@@ -10,32 +10,34 @@ A position is seen through four features (``FeatureSpace``):
   goals packed so far are walls.
 
 Each expanded position belongs to the *cell* of the best feature vector on its path from the
-start. The search cycles over the cells; in each it expands the most promising move of a
-position of that cell: the one with the least *weight*, the moves along its path that no
-advisor suggested (``FessSearch.step``). At each position four *advisors* (packing, regions,
-room links, out of plan) each suggest the child that improves their feature most; their
-moves cost nothing, every other push costs one. So the search follows advice as far as it
-goes in every cell at once, and a plain push is taken only when advice runs out. Moves are
-the pushes the PI-corral test leaves, with macros: a push into a goal room filled in order
-goes on to its next goal, a push into a tunnel to its end (macros.py). Children frozen
-off goal (the freeze test) or with no matching of boxes to goals are dead and never queued.
+start. The search cycles over the cells (every other turn it takes the cell of the best
+position so far); in each it expands the most promising move of a position of that cell: the
+one of least *weight*, the moves along its path no advisor suggested (``FessSearch._pick``).
+At each position four *advisors* (packing, regions, room links, out of plan) each suggest the
+child that improves their feature most without packing less; their moves cost nothing, every
+other move costs one. So the search follows advice as far as it goes in every cell at once,
+and takes an unadvised move only when advice runs out.
+
+A move takes one box to any square it can reach by pushes, the other boxes still
+(``box_moves``), as FESS's moves do: a box taken through a tunnel or into its goal room is one
+move. The first push of a move is one the PI-corral test leaves; a child frozen off goal (the
+freeze test) or with no matching of boxes to goals (the bound) is dead and never queued.
+Single pushes are moves too, so the search loses no position and running dry is a proof.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Generator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import count
 from typing import TYPE_CHECKING
 
 from webapp.games.sokoban.board import FAR, Board, lowest_cell
 from webapp.games.sokoban.bound import LowerBound
 from webapp.games.sokoban.compiled import MEMORY_SHARE, PLAYER_BITS, ArraysFull, Outcome, Pause
-from webapp.games.sokoban.macros import _pushes
 from webapp.games.sokoban.portfolio import Member, Portfolio, Setting
 from webapp.games.sokoban.position import Position
-from webapp.games.sokoban.rooms import SMALLEST_ROOM, goal_rooms
 from webapp.search import Result
 
 if TYPE_CHECKING:
@@ -101,9 +103,11 @@ class FeatureSpace:
         """The targets of the packing order (goals and parking squares)."""
         return sum(len(phase) for phase in self.packing.phases)
 
-    def features(self, boxes: int) -> Cell:
+    def features(self, boxes: int, region: int = 0) -> Cell:
+        """The four features of a position, ``region`` the player's when known."""
         packed, walls = self.packed(boxes)
-        return packed, self.regions(boxes), self.blocked(boxes), self.out_of_plan(boxes, walls)
+        regions = self.regions(boxes, region)
+        return packed, regions, self.blocked(boxes), self.out_of_plan(boxes, walls)
 
     def packed(self, boxes: int) -> tuple[int, int]:
         """The targets filled in the packing order, phase by phase (a parking square counts
@@ -120,9 +124,10 @@ class FeatureSpace:
             walls |= phase & goals
         return packed, walls
 
-    def regions(self, boxes: int) -> int:
-        """The regions the free floor makes with the boxes in it."""
-        free, count_ = self.board.floor & ~boxes, 0
+    def regions(self, boxes: int, region: int = 0) -> int:
+        """The regions the free floor makes with the boxes in it (``region``, one of them,
+        when known)."""
+        free, count_ = self.board.floor & ~boxes & ~region, 1 if region else 0
         while free:
             free &= ~self.board.reach(lowest_cell(free), boxes)
             count_ += 1
@@ -171,6 +176,52 @@ class FeatureSpace:
                     zone &= ~(1 << cell)
             self._zones[walls] = zone
         return (boxes & zone).bit_count()
+
+
+def box_moves(board: Board, boxes: int, region: int) -> list[tuple]:
+    """FESS's moves: each box the player can push (the first push one the PI-corral test
+    leaves) taken to every square it can reach by pushes, the other boxes still; a move
+    per square and player region. Each is (box, where it ends, its pushes, where the player
+    ends, the player's region then). A single push is one of them, so no position reachable
+    by pushes is lost."""
+    first = board.corral_pushes(boxes, region)
+    if first is None:
+        first = list(board.pushes(boxes, region))
+    starts: dict[int, list[int]] = {}
+    for box, _offset, direction in first:
+        starts.setdefault(box, []).append(direction)
+    moves = []
+    for box, directions in starts.items():
+        moves.extend(_box_paths(board, boxes & ~(1 << box), box, region, directions))
+    return moves
+
+
+def _box_paths(
+    board: Board, others: int, box: int, region: int, directions: list[int]
+) -> list[tuple]:
+    """Breadth-first over the squares one box reaches by pushes (and the player's region
+    behind it), the first push in one of ``directions``."""
+    live, reach, steps = board.live, board.reach, board.directions
+    seen: dict[tuple[int, int], tuple[int, ...]] = {}
+    queue: list[tuple[int, int, tuple[int, ...]]] = [(box, region, ())]
+    moves = []
+    for square, area, path in queue:
+        for direction, (_letter, offset) in enumerate(steps):
+            if not path and direction not in directions:
+                continue
+            ahead = square + offset
+            if not (area >> (square - offset) & 1 and live >> ahead & 1) or others >> ahead & 1:
+                continue
+            placed = others | 1 << ahead
+            behind = reach(square, placed)
+            state = (ahead, lowest_cell(behind))
+            if state in seen or ahead == box and behind & region:
+                continue
+            pushes = (*path, square << 2 | direction)
+            seen[state] = pushes
+            queue.append((ahead, behind, pushes))
+            moves.append((box, ahead, pushes if len(pushes) > 1 else pushes[0], square, behind))
+    return moves
 
 
 #: A child of an expanded position: [weight, score, key, boxes, walker, push, box, target].
@@ -227,18 +278,14 @@ def capacity(memory_mb: float | None) -> int:
 
 
 class FessSearch:
-    """The feature-space search from the start, forwards by pushes (and macros when asked);
+    """The feature-space search from the start, forwards by box moves (``box_moves``);
     ``run`` pauses every ``stride`` expansions and ends with the pushes of a solution, or
     None when every position reachable by its moves has been expanded."""
 
-    def __init__(
-        self, board: Board, position: Position, packing: Packing, macros: bool, capacity: int
-    ) -> None:
+    def __init__(self, board: Board, position: Position, packing: Packing, capacity: int) -> None:
         self.board, self.position, self.capacity = board, position, capacity
         self.space = FeatureSpace(board, packing)
         self.bound = LowerBound(board)
-        self.rooms = goal_rooms(board, sorted(position.boxes), SMALLEST_ROOM) if macros else []
-        self.tunnels = board.tunnels() if macros else (0, 0, 0, 0)
         self.expanded: dict[int, Node] = {}
         self.dead: set[int] = set()
         #: Per cell, its positions with a move left: (weight of the best one, its score, ...).
@@ -252,8 +299,8 @@ class FessSearch:
         #: The least bound of an expanded position, with its player and boxes.
         self.nearest: tuple[int, int, int] = (FAR, 0, 0)
 
-    def score(self, boxes: int, h: int) -> Score:
-        packed, regions, links, out = self.space.features(boxes)
+    def score(self, boxes: int, h: int, region: int = 0) -> Score:
+        packed, regions, links, out = self.space.features(boxes, region)
         return -packed, regions, links, out, h
 
     def run(self, stride: int) -> Generator[Pause, None, Outcome]:
@@ -309,12 +356,11 @@ class FessSearch:
 
     def _children(self, node: Node) -> list[int] | None:
         board, bound, boxes = self.board, self.bound, node.boxes
-        region = board.reach(node.player, boxes)
         bound.expand(boxes)
-        moves = _pushes(board, self.rooms, board.corral_pushes, self.tunnels, boxes, region)
-        for box, target, push, walker, _cost in moves:
+        region = board.reach(node.player, boxes)
+        for box, target, push, walker, child_region in box_moves(board, boxes, region):
             child = boxes ^ (1 << box) ^ (1 << target)
-            key = child << PLAYER_BITS | lowest_cell(board.reach(walker, child))
+            key = child << PLAYER_BITS | lowest_cell(child_region)
             if key in self.expanded or key in self.dead:
                 continue
             if child == board.goal_mask:
@@ -325,7 +371,8 @@ class FessSearch:
                 self.dead.add(key)
                 continue
             self.generated += 1
-            node.children.append([1, self.score(child, h), key, child, walker, push])
+            score = self.score(child, h, child_region)
+            node.children.append([1, score, key, child, walker, push])
         return None
 
     @staticmethod
@@ -416,10 +463,9 @@ def _count(number: int, thing: str, things: str | None = None) -> str:
 
 
 class Fess(Member):
-    """FESS, the feature-space search (fess.py): forwards, with macros at first; run dry
-    with them, it starts over without (the macros may have cut every solution away), and run
-    dry without them it is a proof. Its positions live in CPython, within its share of the
-    memory (a full search leaves the turns to the others)."""
+    """FESS, the feature-space search: forwards by box moves, which lose no position
+    reachable by pushes, so run dry it is a proof. Its positions live in CPython, within its
+    share of the memory (a full search leaves the turns to the others)."""
 
     def __init__(self, portfolio: Portfolio, setting: Setting) -> None:
         super().__init__(portfolio, setting)
@@ -436,18 +482,8 @@ class Fess(Member):
         board, position = portfolio.board, portfolio.position
         memory = portfolio.monitor.limits.memory_mb
         room = capacity(memory * MEMORY_SHARE * SHARE if memory else None)
-        macros = self.setting.tuning.macros
-        self.search = FessSearch(board, position, packing(board, position), macros, room)
+        self.search = FessSearch(board, position, packing(board, position), room)
         return self.search.run(PAUSE)
-
-    def again(self) -> bool:
-        tuning, portfolio = self.setting.tuning, self.portfolio
-        if not (
-            tuning.macros and (portfolio.rooms(SMALLEST_ROOM) or any(portfolio.board.tunnels()))
-        ):
-            return False
-        self.setting = replace(self.setting, tuning=replace(tuning, macros=False))
-        return True
 
     def note(self) -> str | None:
         return self.search.note() if self.search is not None else None
