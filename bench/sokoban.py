@@ -99,6 +99,7 @@ def run_ours(level: Level, algorithm: str, limits: Limits, improve: float = 0.0)
     figures["backwards"] = result.extra.get("closest backwards", "-")
     figures["plan"] = result.extra.get("plan filled", "-")
     figures["plan runs"] = result.extra.get("plan runs", "-")
+    figures["fess"] = (result.extra.get("fess packed"), result.extra.get("fess cells"))
     if not result.solved:
         return Outcome(result.status, result.seconds, detail=result.error or "", figures=figures)
     moves = result.moves or []
@@ -200,6 +201,8 @@ def describe(outcome: Outcome) -> str:
             f" h {f['start h']}->{f['forwards']} back {f['backwards']}"
             f" plan {f['plan']} in {f['plan runs']} runs"
         )
+        if f.get("fess", (None,))[0] is not None:
+            text += f" fess packed {f['fess'][0]} in {f['fess'][1]} cells"
     elif f:
         text += f" expanded {f['expanded']}"
     return text

@@ -81,9 +81,11 @@ class FeatureSpace:
     links: frozenset[tuple[int, int]] = field(init=False)
 
     def __post_init__(self) -> None:
+        from webapp.games.sokoban.features import Floor  # numba, as compiled.py
+
         board = self.board
         self.rooms = open_rooms(board)
-        self.corridors = board.floor & ~sum(self.rooms)
+        self.floor = Floor(board, self.rooms)
         self.phases = [sum(1 << cell for cell in phase) for phase in self.packing.phases]
         goals = board.goal_mask
         #: Per phase, its parking squares and the goals of the phase each one's box goes on to.
@@ -92,7 +94,7 @@ class FeatureSpace:
             for n in range(len(self.phases))
         ]
         self._zones: dict[int, int] = {}
-        self.links = self.room_links(0)
+        self.links = self.floor.links(0)
 
     def _releases(self, phase: int) -> list[tuple[int, int]]:
         release = self.packing.release
@@ -103,11 +105,11 @@ class FeatureSpace:
         """The targets of the packing order (goals and parking squares)."""
         return sum(len(phase) for phase in self.packing.phases)
 
-    def features(self, boxes: int, region: int = 0) -> Cell:
-        """The four features of a position, ``region`` the player's when known."""
+    def features(self, boxes: int) -> Cell:
+        """The four features of a position."""
         packed, walls = self.packed(boxes)
-        regions = self.regions(boxes, region)
-        return packed, regions, self.blocked(boxes), self.out_of_plan(boxes, walls)
+        regions, blocked = self.floor.features(boxes)
+        return packed, regions, blocked, self.out_of_plan(boxes, walls)
 
     def packed(self, boxes: int) -> tuple[int, int]:
         """The targets filled in the packing order, phase by phase (a parking square counts
@@ -124,44 +126,13 @@ class FeatureSpace:
             walls |= phase & goals
         return packed, walls
 
-    def regions(self, boxes: int, region: int = 0) -> int:
-        """The regions the free floor makes with the boxes in it (``region``, one of them,
-        when known)."""
-        free, count_ = self.board.floor & ~boxes & ~region, 1 if region else 0
-        while free:
-            free &= ~self.board.reach(lowest_cell(free), boxes)
-            count_ += 1
-        return count_
+    def regions(self, boxes: int) -> int:
+        """The regions the free floor makes with the boxes in it."""
+        return self.floor.features(boxes)[0]
 
     def blocked(self, boxes: int) -> int:
         """The links between rooms of the empty level that the boxes cut."""
-        return len(self.links - self.room_links(boxes))
-
-    def room_links(self, boxes: int) -> frozenset[tuple[int, int]]:
-        """Pairs of rooms linked: from every free part of the one, through its own floor and
-        the corridors, the player touches the other (a room full of boxes links none)."""
-        seen = [self._seen(number, room, boxes) for number, room in enumerate(self.rooms)]
-        return frozenset(
-            (one, other)
-            for one in range(len(seen))
-            for other in range(one + 1, len(seen))
-            if other in seen[one] and one in seen[other]
-        )
-
-    def _seen(self, number: int, room: int, boxes: int) -> set[int]:
-        """The rooms every free part of room ``number`` touches through corridors."""
-        free, passable = room & ~boxes, (room | self.corridors) & ~boxes
-        touched: set[int] | None = None
-        while free:
-            part = frontier = free & -free
-            while frontier:
-                frontier = self.board.grow(frontier) & passable & ~part
-                part |= frontier
-            free &= ~part
-            edge = self.board.grow(part)
-            mine = {other for other, cells in enumerate(self.rooms) if edge & cells}
-            touched = mine if touched is None else touched & mine
-        return (touched or set()) - {number}
+        return self.floor.features(boxes)[1]
 
     def out_of_plan(self, boxes: int, walls: int) -> int:
         """Boxes on squares from which no goal still to fill can be reached, the goals of
@@ -299,8 +270,8 @@ class FessSearch:
         #: The least bound of an expanded position, with its player and boxes.
         self.nearest: tuple[int, int, int] = (FAR, 0, 0)
 
-    def score(self, boxes: int, h: int, region: int = 0) -> Score:
-        packed, regions, links, out = self.space.features(boxes, region)
+    def score(self, boxes: int, h: int) -> Score:
+        packed, regions, links, out = self.space.features(boxes)
         return -packed, regions, links, out, h
 
     def run(self, stride: int) -> Generator[Pause, None, Outcome]:
@@ -371,7 +342,7 @@ class FessSearch:
                 self.dead.add(key)
                 continue
             self.generated += 1
-            score = self.score(child, h, child_region)
+            score = self.score(child, h)
             node.children.append([1, score, key, child, walker, push])
         return None
 
