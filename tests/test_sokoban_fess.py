@@ -5,7 +5,7 @@ import pytest
 
 from tests.conftest import LEVELS
 from webapp.games.sokoban import GAME, fess
-from webapp.games.sokoban.board import Board
+from webapp.games.sokoban.board import Board, lowest_cell
 from webapp.games.sokoban.fess import FeatureSpace, FessSearch, Node, box_moves, open_rooms
 from webapp.games.sokoban.packing import Packing, packing
 from webapp.games.sokoban.solver import FESS, FORWARD, lurd, run_fast
@@ -159,24 +159,55 @@ def test_fess_run_dry_proves_a_level_unsolvable(text: str) -> None:
 
 def test_a_box_move_takes_one_box_anywhere_it_can_be_pushed() -> None:
     # In the corridor each goal, behind its box, is floor the player cannot reach (a
-    # PI-corral): the first push of a move is one the corral test leaves, into one of them.
-    board = Board(GAME.parse(CORRIDOR)[0])
-    boxes = bits(board, (1, 2), (1, 6))
-    moves = box_moves(board, boxes, board.reach(board.width + 4, boxes))
+    # PI-corral): only the boxes whose pushes the corral test leaves move, into one of them.
+    board, space = space_of(CORRIDOR, [[(1, 1)], [(1, 7)]])
+    moves = box_moves(space, bits(board, (1, 2), (1, 6)), board.width + 4)
     assert [(box, target) for box, target, *_ in moves] == [(board.width + 2, board.width + 1)]
-    # In an open room a box goes round: every square it can reach is a move, its pushes
-    # the path there, replayed from the start.
-    level = GAME.parse("#######\n#     #\n# $   #\n#  @  #\n#    .#\n#######")[0]
+
+
+@pytest.mark.parametrize("number", [3, 93, 153])
+def test_box_moves_are_every_square_and_region_a_box_reaches(number: int) -> None:
+    # Against a plain breadth-first search over pushes of one box at a time; each move's
+    # pushes replay from the start, the player walking to each.
+    level = MICROBAN[number - 1]
     board, start = Board(level), GAME.start(level)
+    space = FeatureSpace(board, packing(board, start))
     boxes = board.boxes_of(start)
-    moves = box_moves(board, boxes, board.reach(start.player, boxes))
-    targets = {target for _box, target, *_ in moves}
-    assert board.goal_mask in {1 << target for target in targets} and len(targets) > 4
-    for box, target, push, walker, region in moves:
+    moves = box_moves(space, boxes, start.player)
+    found = {(box, target, lowest_cell(board.reach(walker, boxes ^ (1 << box) ^ (1 << target))))
+             for box, target, _push, walker, _low in moves}  # fmt: skip
+    assert found == plain_box_moves(board, boxes, start.player) and len(found) == len(moves)
+    for box, target, push, walker, low in moves:
         pushes = list(push) if isinstance(push, tuple) else [push]
         lurd(board, start, pushes)  # the player walks to every push
-        assert replayed(board, boxes, pushes) == boxes ^ (1 << box) ^ (1 << target)
-        assert region == board.reach(walker, boxes ^ (1 << box) ^ (1 << target))
+        child = boxes ^ (1 << box) ^ (1 << target)
+        assert replayed(board, boxes, pushes) == child
+        assert low == lowest_cell(board.reach(walker, child))
+
+
+def plain_box_moves(board: Board, boxes: int, player: int) -> set[tuple[int, int, int]]:
+    """(box, square, lowest cell of the player's region) for every box the PI-corral test
+    lets the player push first, breadth-first over its pushes, the other boxes still."""
+    region = board.reach(player, boxes)
+    first = board.corral_pushes(boxes, region)
+    first = list(board.pushes(boxes, region)) if first is None else first
+    found = set()
+    for box in {box for box, _offset, _direction in first}:
+        others = boxes & ~(1 << box)
+        queue, seen = [(box, region)], {(box, lowest_cell(region))}
+        for square, area in queue:
+            for _letter, offset in board.directions:
+                ahead = square + offset
+                if not area >> (square - offset) & 1:
+                    continue
+                if not board.live >> ahead & 1 or others >> ahead & 1:
+                    continue
+                behind = board.reach(square, others | 1 << ahead)
+                if (ahead, lowest_cell(behind)) not in seen:
+                    seen.add((ahead, lowest_cell(behind)))
+                    queue.append((ahead, behind))
+                    found.add((box, ahead, lowest_cell(behind)))
+    return found
 
 
 def replayed(board: Board, boxes: int, pushes: list[int]) -> int:

@@ -1,7 +1,8 @@
-"""FESS's two floor features compiled (numba, as kernels.py): the regions the boxes cut the
-free floor into, and the links between rooms of open floor the boxes cut (fess.py).
+"""FESS's hot loops compiled (numba, as kernels.py): its moves (one box taken everywhere it
+can be pushed, ``box_paths``) and its two floor features, the regions the boxes cut the free
+floor into and the links between rooms of open floor the boxes cut (fess.py).
 
-Both are floods over square numbers (board.square_numbers) and were most of the time FESS
+All are floods over square numbers (board.square_numbers), and were most of the time FESS
 took per child in CPython bitboards; here a child costs a few microseconds.
 """
 
@@ -11,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from webapp.games.sokoban.board import Board, cells_of, square_numbers
+from webapp.games.sokoban.kernels import _reach
 
 #: Rooms beyond this many are not told apart (their links are not counted).
 MOST_ROOMS = 62
@@ -97,6 +99,62 @@ def cut_links(
     return cut
 
 
+@njit(cache=True)
+def box_paths(
+    neighbours,
+    occupied,
+    live,
+    start,
+    player,
+    came,
+    pushed,
+    ends,
+    lows,
+    walkers,
+    seen,
+    stamp,
+    mark,
+    reached,
+    stack,
+):  # pragma: no cover - compiled
+    """Breadth-first over the squares the box on ``start`` reaches by pushes, the other boxes
+    (``occupied``, without it) still, the player setting off from ``player``. State 0 is the
+    start; state i has the box on
+    ``ends[i]``, the player on ``walkers[i]`` in the region whose lowest square is
+    ``lows[i]``, and came from state ``came[i]`` by a push in direction ``pushed[i]``.
+    ``seen[square, low] == stamp`` marks a state reached. Returns the number of states."""
+    occupied[start] = 1
+    step = mark.max() + 1
+    ends[0], walkers[0], came[0], pushed[0] = start, player, -1, -1
+    lows[0] = _reach(player, occupied, neighbours, reached, reached.max() + 1, stack)
+    seen[start, lows[0]] = stamp
+    occupied[start] = 0
+    count, head = 1, 0
+    while head < count:
+        state, head = head, head + 1
+        box = ends[state]
+        occupied[box] = 1
+        step += 1
+        _reach(walkers[state], occupied, neighbours, mark, step, stack)
+        for direction in range(4):
+            behind, ahead = neighbours[box, (direction + 2) % 4], neighbours[box, direction]
+            if behind < 0 or ahead < 0 or mark[behind] != step:
+                continue
+            if occupied[ahead] or not live[ahead]:
+                continue
+            occupied[box], occupied[ahead] = 0, 1
+            low = _reach(box, occupied, neighbours, reached, reached.max() + 1, stack)
+            occupied[box], occupied[ahead] = 1, 0
+            if seen[ahead, low] == stamp:
+                continue
+            seen[ahead, low] = stamp
+            ends[count], walkers[count], lows[count] = ahead, box, low
+            came[count], pushed[count] = state, direction
+            count += 1
+        occupied[box] = 0
+    return count
+
+
 class Floor:
     """The level's squares for the two compiled features, and scratch arrays for them."""
 
@@ -115,6 +173,12 @@ class Floor:
         self.stack = np.empty(size, np.int64)
         self.touched = np.zeros(max(1, self.rooms), np.int64)
         self.base = np.zeros((max(1, self.rooms), max(1, self.rooms)), np.uint8)
+        self.cells = cells
+        self.live = np.array([board.live >> cell & 1 for cell in cells], np.uint8)
+        self.reached = np.zeros(size, np.int64)
+        self.seen = np.zeros((size, size), np.int64)
+        self.stamp = 0
+        self.states = [np.empty(size * size, np.int64) for _ in range(5)]
         touched = self._touched(0)
         for one in range(self.rooms):
             for other in range(self.rooms):
@@ -156,3 +220,29 @@ class Floor:
             self.touched, self.mark, self.done, self.stack,
         )  # fmt: skip
         return count, int(cut)
+
+    def box_paths(
+        self, boxes: int, box: int, player: int
+    ) -> list[tuple[int, int, int | tuple[int, ...], int, int]]:
+        """Where the box on ``box`` can be pushed, the other boxes still, the player on
+        ``player``: for each square and player region, (box, the square, the pushes there,
+        where the player ends, the lowest cell of its region)."""
+        index, cells = self.index, self.cells
+        self._load(boxes & ~(1 << box))
+        self.stamp += 1
+        came, pushed, ends, lows, walkers = self.states
+        count = box_paths(
+            self.neighbours, self.occupied, self.live, index[box], index[player],
+            came, pushed, ends, lows, walkers, self.seen, self.stamp, self.mark,
+            self.reached, self.stack,
+        )  # fmt: skip
+        moves = []
+        paths: list[tuple[int, ...]] = [()]
+        for state in range(1, count):
+            before = int(came[state])
+            push = cells[ends[before]] << 2 | int(pushed[state])
+            path = (*paths[before], push)
+            paths.append(path)
+            target, walker = cells[ends[state]], cells[walkers[state]]
+            moves.append((box, target, path if len(path) > 1 else push, walker, cells[lows[state]]))
+        return moves

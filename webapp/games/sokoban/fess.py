@@ -149,49 +149,20 @@ class FeatureSpace:
         return (boxes & zone).bit_count()
 
 
-def box_moves(board: Board, boxes: int, region: int) -> list[tuple]:
-    """FESS's moves: each box the player can push (the first push one the PI-corral test
-    leaves) taken to every square it can reach by pushes, the other boxes still; a move
+def box_moves(space: FeatureSpace, boxes: int, player: int) -> list[tuple]:
+    """FESS's moves: each box the player can push (of those the PI-corral test leaves, when
+    there is a corral) taken to every square it can reach by pushes, the other boxes still; a move
     per square and player region. Each is (box, where it ends, its pushes, where the player
-    ends, the player's region then). A single push is one of them, so no position reachable
-    by pushes is lost."""
+    ends, the lowest cell of the player's region then). A single push is one of them, so no
+    position reachable by pushes is lost."""
+    board = space.board
+    region = board.reach(player, boxes)
     first = board.corral_pushes(boxes, region)
     if first is None:
         first = list(board.pushes(boxes, region))
-    starts: dict[int, list[int]] = {}
-    for box, _offset, direction in first:
-        starts.setdefault(box, []).append(direction)
     moves = []
-    for box, directions in starts.items():
-        moves.extend(_box_paths(board, boxes & ~(1 << box), box, region, directions))
-    return moves
-
-
-def _box_paths(
-    board: Board, others: int, box: int, region: int, directions: list[int]
-) -> list[tuple]:
-    """Breadth-first over the squares one box reaches by pushes (and the player's region
-    behind it), the first push in one of ``directions``."""
-    live, reach, steps = board.live, board.reach, board.directions
-    seen: dict[tuple[int, int], tuple[int, ...]] = {}
-    queue: list[tuple[int, int, tuple[int, ...]]] = [(box, region, ())]
-    moves = []
-    for square, area, path in queue:
-        for direction, (_letter, offset) in enumerate(steps):
-            if not path and direction not in directions:
-                continue
-            ahead = square + offset
-            if not (area >> (square - offset) & 1 and live >> ahead & 1) or others >> ahead & 1:
-                continue
-            placed = others | 1 << ahead
-            behind = reach(square, placed)
-            state = (ahead, lowest_cell(behind))
-            if state in seen or ahead == box and behind & region:
-                continue
-            pushes = (*path, square << 2 | direction)
-            seen[state] = pushes
-            queue.append((ahead, behind, pushes))
-            moves.append((box, ahead, pushes if len(pushes) > 1 else pushes[0], square, behind))
+    for box in sorted({box for box, _offset, _direction in first}):
+        moves.extend(space.floor.box_paths(boxes, box, player))
     return moves
 
 
@@ -328,10 +299,9 @@ class FessSearch:
     def _children(self, node: Node) -> list[int] | None:
         board, bound, boxes = self.board, self.bound, node.boxes
         bound.expand(boxes)
-        region = board.reach(node.player, boxes)
-        for box, target, push, walker, child_region in box_moves(board, boxes, region):
+        for box, target, push, walker, low in box_moves(self.space, boxes, node.player):
             child = boxes ^ (1 << box) ^ (1 << target)
-            key = child << PLAYER_BITS | lowest_cell(child_region)
+            key = child << PLAYER_BITS | low
             if key in self.expanded or key in self.dead:
                 continue
             if child == board.goal_mask:
