@@ -6,7 +6,7 @@ import pytest
 from tests.conftest import LEVELS
 from webapp.games.sokoban import GAME, fess
 from webapp.games.sokoban.board import Board, lowest_cell
-from webapp.games.sokoban.fess import FeatureSpace, FessSearch, Node, box_moves, open_rooms
+from webapp.games.sokoban.fess import FeatureSpace, FessSearch, Node, box_moves, flat, open_rooms
 from webapp.games.sokoban.packing import Packing, packing
 from webapp.games.sokoban.solver import FESS, FORWARD, lurd, run_fast
 from webapp.search import Limits, Monitor
@@ -178,7 +178,7 @@ def test_box_moves_are_every_square_and_region_a_box_reaches(number: int) -> Non
              for box, target, _push, walker, _low in moves}  # fmt: skip
     assert found == plain_box_moves(board, boxes, start.player) and len(found) == len(moves)
     for box, target, push, walker, low in moves:
-        pushes = list(push) if isinstance(push, tuple) else [push]
+        pushes = flat(push)
         lurd(board, start, pushes)  # the player walks to every push
         child = boxes ^ (1 << box) ^ (1 << target)
         assert replayed(board, boxes, pushes) == child

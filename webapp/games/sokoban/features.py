@@ -168,6 +168,8 @@ class Floor:
             for cell in cells_of(room):
                 self.room_of[self.index[cell]] = number
         self.occupied = np.zeros(size, np.uint8)
+        #: The boxes ``occupied`` holds.
+        self.loaded = 0
         self.mark = np.zeros(size, np.int64)
         self.done = np.zeros(size, np.uint8)
         self.stack = np.empty(size, np.int64)
@@ -186,10 +188,16 @@ class Floor:
                 self.base[one, other] = one != other and mutual
 
     def _load(self, boxes: int) -> None:
+        """Put ``boxes`` on the squares: a child's boxes differ from its parent's, or from
+        the parent's without the box being moved, in a square or two, so only those change."""
         occupied, index = self.occupied, self.index
-        occupied[:] = 0
-        for cell in cells_of(boxes):
-            occupied[index[cell]] = 1
+        changed = boxes ^ self.loaded
+        if changed.bit_count() > 4:
+            occupied[:] = 0
+            changed = boxes
+        for cell in cells_of(changed):
+            occupied[index[cell]] = boxes >> cell & 1
+        self.loaded = boxes
 
     def _touched(self, boxes: int) -> list[int]:
         self._load(boxes)
@@ -236,13 +244,18 @@ class Floor:
             came, pushed, ends, lows, walkers, self.seen, self.stamp, self.mark,
             self.reached, self.stack,
         )  # fmt: skip
+        ends_, walkers_, lows_ = (array[:count].tolist() for array in (ends, walkers, lows))
+        came_, pushed_ = came[:count].tolist(), pushed[:count].tolist()
         moves = []
-        paths: list[tuple[int, ...]] = [()]
+        # Each state's pushes as (the pushes to the state it came from, its push): a chain
+        # that ``fess.flat`` unrolls for the one move expanded, not for each of them.
+        paths: list = [None]
         for state in range(1, count):
-            before = int(came[state])
-            push = cells[ends[before]] << 2 | int(pushed[state])
-            path = (*paths[before], push)
+            before = came_[state]
+            push = cells[ends_[before]] << 2 | pushed_[state]
+            path = push if before == 0 else (paths[before], push)
             paths.append(path)
-            target, walker = cells[ends[state]], cells[walkers[state]]
-            moves.append((box, target, path if len(path) > 1 else push, walker, cells[lows[state]]))
+            moves.append(
+                (box, cells[ends_[state]], path, cells[walkers_[state]], cells[lows_[state]])
+            )
         return moves

@@ -95,6 +95,11 @@ class FeatureSpace:
         ]
         self._zones: dict[int, int] = {}
         self.links = self.floor.links(0)
+        #: Per phase: its targets, how many, its parking squares, its goals.
+        self._order = [
+            (phase, phase.bit_count(), parked, phase & goals)
+            for phase, parked in zip(self.phases, self.parked, strict=True)
+        ]
 
     def _releases(self, phase: int) -> list[tuple[int, int]]:
         release = self.packing.release
@@ -116,14 +121,15 @@ class FeatureSpace:
         once its box has gone on to a goal of its phase), and the goals of the phases filled
         whole."""
         packed = walls = 0
-        goals = self.board.goal_mask
-        for phase, parked in zip(self.phases, self.parked, strict=True):
+        for phase, size, parked, goals in self._order:
             done = (boxes & phase).bit_count()
-            done += sum(1 for square, later in parked if not boxes & square and boxes & later)
+            for square, later in parked:
+                if not boxes & square and boxes & later:
+                    done += 1
             packed += done
-            if done < phase.bit_count():
+            if done < size:
                 break
-            walls |= phase & goals
+            walls |= goals
         return packed, walls
 
     def regions(self, boxes: int) -> int:
@@ -166,6 +172,16 @@ def box_moves(space: FeatureSpace, boxes: int, player: int) -> list[tuple]:
     return moves
 
 
+def flat(path: int | tuple) -> list[int]:
+    """The pushes of a move: one push, or a chain (the pushes before, the last push)."""
+    pushes = []
+    while isinstance(path, tuple):
+        path, push = path
+        pushes.append(push)
+    pushes.append(path)
+    return pushes[::-1]
+
+
 #: A child of an expanded position: [weight, score, key, boxes, walker, push, box, target].
 Child = list
 
@@ -190,7 +206,7 @@ class Node:
         pushes: list[int] = []
         node: Node | None = self
         while node is not None and node.parent is not None:
-            pushes.extend(reversed(node.push) if isinstance(node.push, tuple) else [node.push])
+            pushes.extend(reversed(flat(node.push)))
             node = node.parent
         return pushes[::-1]
 
@@ -305,8 +321,7 @@ class FessSearch:
             if key in self.expanded or key in self.dead:
                 continue
             if child == board.goal_mask:
-                tail = list(push) if isinstance(push, tuple) else [push]
-                return node.pushes() + tail
+                return node.pushes() + flat(push)
             h = FAR if board.freeze_deadlock(child, target) else bound.child(child, box, target)
             if h >= FAR:
                 self.dead.add(key)
