@@ -1,12 +1,15 @@
 """Benchmark the Sokoban solvers on the shipped sets (levels/sokoban); prints a markdown table.
 
 python bench/sokoban.py [--set microban|microban2|xsokoban|all] [--time-limit S]
-    [--algorithm NAME] [--levels 1-20] [-v] [--peer PATH]
+    [--algorithm NAME] [--levels 1-20] [-v] [--peer PATH [--peer-kind yass|festival]]
+    [--portfolio default|fess|with-fess]
 
-With ``--peer PATH`` (a YASS binary, say) the peer solves each level too, level by level
-right after ours, one process at a time, with the same time and memory limits; its solution
-is replayed through our rules before it counts, and one side-by-side table is printed. The
-project never needs the peer: it is read only from the path given.
+With ``--peer PATH`` (a YASS binary, or with ``--peer-kind festival`` a Festival one) the
+peer solves each level too, level by level right after ours, one process at a time, with the
+same time and memory limits; its solution is replayed through our rules before it counts,
+and one side-by-side table is printed. The project never needs the peer: it is read only from
+the path given. ``--portfolio`` swaps the fast solver's settings for the run: FESS alone, or
+the default portfolio with FESS as one more member.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from webapp.games.sokoban import GAME  # noqa: E402
+from webapp.games.sokoban import GAME, solver  # noqa: E402
 from webapp.games.sokoban.board import Board  # noqa: E402
 from webapp.games.sokoban.level import Level  # noqa: E402
 from webapp.games.sokoban.solver import LowerBound  # noqa: E402
@@ -36,6 +39,16 @@ from webapp.solving import check_solution, solve  # noqa: E402
 
 BENCHMARKS = REPO / "levels" / "sokoban"
 SETS = {"microban": "microban.xsb", "microban2": "microban2.xsb", "xsokoban": "xsokoban.xsb"}
+#: The fast solver's settings by name (``--portfolio``): the default ones (by the level's
+#: rooms, solver.portfolio), FESS alone, or the default ones with FESS beside them.
+PORTFOLIOS = {
+    "default": (solver.PORTFOLIO, solver.ROOM_PORTFOLIO),
+    "fess": ((solver.FESS,), (solver.FESS,)),
+    "with-fess": (
+        (*solver.PORTFOLIO, solver.FESS),
+        (*solver.ROOM_PORTFOLIO, solver.FESS),
+    ),
+}
 #: Seconds the peer may run past the limit (to start and write its files) before it is killed.
 PEER_GRACE = 5.0
 
@@ -86,6 +99,7 @@ def run_ours(level: Level, algorithm: str, limits: Limits, improve: float = 0.0)
     figures["backwards"] = result.extra.get("closest backwards", "-")
     figures["plan"] = result.extra.get("plan filled", "-")
     figures["plan runs"] = result.extra.get("plan runs", "-")
+    figures["fess"] = (result.extra.get("fess packed"), result.extra.get("fess cells"))
     if not result.solved:
         return Outcome(result.status, result.seconds, detail=result.error or "", figures=figures)
     moves = result.moves or []
@@ -121,23 +135,33 @@ def peer_seconds(output: str) -> float | None:
     return int(found[-1][2]) / 1000 if found else None
 
 
-def run_peer(peer: Path, level: Level, limits: Limits) -> Outcome:
+def peer_command(peer: Path, kind: str, limits: Limits) -> tuple[list[str], str, str]:
+    """How to run the peer on ``level.xsb`` in its folder: the command, the name of the level
+    file, and the pattern of the solutions file it writes. YASS takes a time and a memory
+    limit and writes '… Solutions.sok'; Festival (one core) a time limit and the file named
+    by -out_file, and reads the level from a .sok file."""
+    seconds = str(math.ceil(limits.seconds or 60.0))
+    if kind == "festival":
+        command = [str(peer), "level.sok", "-cores", "1", "-time", seconds]
+        return [*command, "-out_file", "solution.sok"], "level.sok", "solution.sok"
+    command = [str(peer), "level.xsb", "-maxtime", seconds]
+    command += ["-memory", str(limits.memory_mb or 2048), "-prompt", "no"]
+    return command, "level.xsb", "*Solutions.sok"
+
+
+def run_peer(peer: Path, level: Level, limits: Limits, kind: str = "yass") -> Outcome:
     """The peer on this one level, in a fresh folder: its solution is replayed through our
-    rules. Its time is its own report (wall clock when it reports none); past the limit it
-    does not count."""
+    rules. Its time is its own report (wall clock when it reports none, as Festival's whole
+    seconds are not); past the limit it does not count."""
     seconds_limit = limits.seconds or 60.0
     with tempfile.TemporaryDirectory(prefix="sokoban-peer-") as folder:
-        path = Path(folder) / "level.xsb"
-        path.write_text(f"; {level.title or 'level'}\n{level.xsb()}\n")
-        command = [
-            str(peer), path.name, "-maxtime", str(math.ceil(seconds_limit)),
-            "-memory", str(limits.memory_mb or 2048), "-prompt", "no",
-        ]  # fmt: skip
+        command, name, solutions_file = peer_command(peer, kind, limits)
+        (Path(folder) / name).write_text(f"; {level.title or 'level'}\n{level.xsb()}\n")
         started = time.monotonic()
         try:
             run = subprocess.run(
                 command, cwd=folder, capture_output=True, text=True, errors="replace",
-                timeout=seconds_limit + PEER_GRACE,
+                timeout=seconds_limit + PEER_GRACE, stdin=subprocess.DEVNULL,
             )  # fmt: skip
         except subprocess.TimeoutExpired:
             return Outcome("timeout", time.monotonic() - started, detail="killed")
@@ -145,7 +169,7 @@ def run_peer(peer: Path, level: Level, limits: Limits) -> Outcome:
         seconds = peer_seconds(run.stdout)
         seconds = wall if seconds is None else seconds
         moves = None
-        for solutions in Path(folder).glob("*Solutions.sok"):
+        for solutions in Path(folder).glob(solutions_file):
             moves = peer_solution(solutions.read_text(errors="replace"))
     if moves is None:
         status = "timeout" if seconds >= seconds_limit else "unsolved"
@@ -177,6 +201,8 @@ def describe(outcome: Outcome) -> str:
             f" h {f['start h']}->{f['forwards']} back {f['backwards']}"
             f" plan {f['plan']} in {f['plan runs']} runs"
         )
+        if f.get("fess", (None,))[0] is not None:
+            text += f" fess packed {f['fess'][0]} in {f['fess'][1]} cells"
     elif f:
         text += f" expanded {f['expanded']}"
     return text
@@ -193,7 +219,7 @@ def run_set(name: str, args: argparse.Namespace) -> dict:
         ours[number] = run_ours(level, args.algorithm, limits, args.improve)
         gc.collect()
         if args.peer:
-            peers[number] = run_peer(args.peer, level, limits)
+            peers[number] = run_peer(args.peer, level, limits, args.peer_kind)
         if args.verbose:
             line = f"{name} {number:3d}: ours {describe(ours[number])}"
             if args.peer:
@@ -265,17 +291,25 @@ def main(argv: list[str] | None = None) -> int:
         "--peer", type=Path, help="a YASS binary to run side by side with ours, level by level"
     )
     parser.add_argument(
+        "--peer-kind", default="yass", choices=["yass", "festival"], help="how the peer is run"
+    )
+    parser.add_argument(
+        "--portfolio", default="default", choices=list(PORTFOLIOS), help="our fast settings"
+    )
+    parser.add_argument(
         "--improve",
         type=float,
         default=0.0,
         help="seconds for the optimizer on each of our solutions (pushes), before counting",
     )
     args = parser.parse_args(argv)
+    solver.PORTFOLIO, solver.ROOM_PORTFOLIO = PORTFOLIOS[args.portfolio]
     names = list(SETS) if args.set == "all" else [args.set]
     rows = [run_set(name, args) for name in names]
     print()
     improved = f", then `improve` in pushes for {args.improve:g} s" if args.improve else ""
-    print(f"algorithm `{args.algorithm}`, {args.time_limit:g} s per level{improved}")
+    chosen = f" (portfolio `{args.portfolio}`)" if args.portfolio != "default" else ""
+    print(f"algorithm `{args.algorithm}`{chosen}, {args.time_limit:g} s per level{improved}")
     print()
     if not args.peer:
         print("| set | levels | solved | median s | total s | mean pushes | mean moves | other |")

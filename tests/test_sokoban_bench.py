@@ -106,3 +106,50 @@ def test_a_schedule_costs_the_runs_before_the_one_that_solves() -> None:
     # Runs of 20 k, 20 k, 40 k, 20 k: seed 2's run is too short.
     assert RESTARTS.cost(never, named["Luby x 20 k"]) == "> 100 k"
     assert RESTARTS.cost([seed(607, None)], named["Luby x 20 k"]) == "0.6 k"
+
+
+#: What Festival writes to its -out_file: the level, then the solution on one line.
+FESTIVAL_SOLUTION = """Festival 3.1 solution file
+===========================
+Collection: level.sok
+
+Level 1
+
+#####
+#@$.#
+#####
+
+Solution
+{moves}
+
+Solver: Festival 3.1
+Solver time: 00:00:00
+"""
+
+
+def fake_festival(folder: Path, moves: str) -> Path:
+    """A program that answers like Festival: the level read from a .sok file given first,
+    the solution written to the file named after -out_file (none when ``moves`` is empty)."""
+    script = folder / "festival"
+    text = FESTIVAL_SOLUTION.format(moves=moves).replace("\n", "\\n")
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "import sys\n"
+        "args = sys.argv[1:]\n"
+        "assert args[0].endswith('.sok') and open(args[0]).read().count('$') == 1\n"
+        "assert args[args.index('-cores') + 1] == '1' and '-time' in args\n"
+        f"if {moves!r}:\n"
+        f"    open(args[args.index('-out_file') + 1], 'w').write('{text}')\n"
+    )
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return script
+
+
+def test_a_festival_peer_is_run_as_festival_and_its_solution_replayed(tmp_path):
+    limits = Limits(seconds=5, nodes=None, memory_mb=256)
+    good = BENCH.run_peer(fake_festival(tmp_path, "R"), LEVEL, limits, "festival")
+    assert good.solved and good.pushes == 1 and good.seconds < 5
+    bad = BENCH.run_peer(fake_festival(tmp_path, "L"), LEVEL, limits, "festival")
+    assert bad.status == "error" and "does not replay" in bad.detail
+    none = BENCH.run_peer(fake_festival(tmp_path, ""), LEVEL, limits, "festival")
+    assert not none.solved and none.status == "unsolved"

@@ -9,27 +9,60 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Callable, Generator, Iterable
-from dataclasses import dataclass, replace
-from enum import Enum
+from collections.abc import Callable, Generator
+from dataclasses import replace
+from functools import cached_property
 from itertools import count
-from typing import TYPE_CHECKING, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from webapp.games.base import Algorithm
 from webapp.games.sokoban.board import FAR, Board, cells_of, lowest_cell
-from webapp.games.sokoban.compiled import MEMORY_SHARE, ArraysFull, CompiledSearch, SearchConfig
+from webapp.games.sokoban.bound import LowerBound
+from webapp.games.sokoban.compiled import (
+    MEMORY_SHARE,
+    CompiledSearch,
+    Outcome,
+    Pause,
+    SearchConfig,
+)
+from webapp.games.sokoban.fess import Fess
 from webapp.games.sokoban.level import Level
-from webapp.games.sokoban.matching import Duals, assignment_cost, reassign, solve_assignment
+from webapp.games.sokoban.macros import Move, _pack, _pushes
 from webapp.games.sokoban.optimize import optimize
+from webapp.games.sokoban.portfolio import (
+    BACKWARDS,
+    H_WEIGHT,
+    Kind,
+    Member,
+    Portfolio,
+    Setting,
+    Tuning,
+    closest_note,
+)
+from webapp.games.sokoban.portfolio import sampler as _sampler
+from webapp.games.sokoban.portfolio import stride as _stride
 from webapp.games.sokoban.position import Position, walk
-from webapp.games.sokoban.rooms import SMALLEST_ROOM, GoalRoom, goal_rooms, push_path
+from webapp.games.sokoban.rooms import SMALLEST_ROOM, GoalRoom, goal_rooms
 from webapp.games.sokoban.shorten import shorten
 from webapp.search import Monitor, Result, Stop, Tracer, run_search
 
 if TYPE_CHECKING:
-    from webapp.games.sokoban.packing import Packing
+    from webapp.games.sokoban.packing import Packing  # numba: loaded when the plan search runs
+
+__all__ = [
+    "ALGORITHMS",
+    "BACKWARDS",
+    "FESS",
+    "H_WEIGHT",
+    "Kind",
+    "LowerBound",
+    "MEMBERS",
+    "Setting",
+    "Tuning",
+    "closest_note",
+    "lurd",
+    "run_fast",
+]
 
 #: Bits for the normalised player cell in a state key (levels are at most 64 x 64).
 PLAYER_BITS = 12
@@ -37,10 +70,6 @@ PLAYER_BITS = 12
 #: A state's parent link: (parent key, push) where push packs (box cell, direction index),
 #: or a tuple of such pushes for a macro move.
 Parents = dict[int, tuple[int, int | tuple[int, ...]] | None]
-
-
-def _pack(box: int, direction: int) -> int:
-    return box << 2 | direction
 
 
 def _push_path(parents: Parents, key: int) -> list[int]:
@@ -87,15 +116,6 @@ def _start(board: Board, position: Position) -> tuple[int, int, int]:
     boxes = board.boxes_of(position)
     region = board.reach(position.player, boxes)
     return boxes, region, boxes << PLAYER_BITS | lowest_cell(region)
-
-
-def _stride(monitor: Monitor) -> int:
-    # Large levels expand slowly; tick often enough that limits and progress stay timely.
-    return max(1, min(monitor.stride, 32))
-
-
-def _sampler(board: Board, player: int, boxes: int) -> Callable[[], Position]:
-    return lambda: board.position(player, boxes)
 
 
 #: The rule of a push the searches never make.
@@ -281,177 +301,6 @@ def run_astar(level: Level, position: Position, monitor: Monitor) -> Result:
 
 
 # -- fast -------------------------------------------------------------------------------------
-#: From this many boxes on, the matching bound runs compiled (kernels.py); below it the
-#: CPython one is fast enough and spares a solve the seconds numba takes to load.
-COMPILED_FROM = 12
-
-
-class LowerBound:
-    """The min-cost box-to-goal matching, cached by box set; FAR when no matching exists.
-
-    A position's children differ from it by one box, so after ``expand`` each child's bound
-    is one row away from the parent's: in CPython one augmentation from the parent's
-    matching, compiled a full matching of the changed table.
-    """
-
-    def __init__(
-        self,
-        board: Board,
-        capacity: int = 400_000,
-        distances: list[tuple[int, ...]] | None = None,
-    ):
-        self.distances = board.distances if distances is None else distances
-        self.capacity = capacity
-        self.cache: dict[int, int] = {}
-        self._rows: list[tuple[int, ...]] = []
-        self._index: dict[int, int] = {}
-        self._duals: Duals | None = None
-        self._parent = 0
-        self._ready = False
-        self.compiled = len(self.distances[0]) >= COMPILED_FROM if self.distances else False
-        if self.compiled:
-            from webapp.games.sokoban.kernels import assignment
-
-            self._assignment = assignment
-            self._table = np.array(self.distances, dtype=np.int64)
-            self._cells = np.zeros(0, dtype=np.int64)
-
-    def __call__(self, boxes: int) -> int:
-        cached = self.cache.get(boxes)
-        if cached is not None:
-            return cached
-        cells = list(cells_of(boxes))
-        if self.compiled:
-            value = int(self._assignment(self._table, np.array(cells, dtype=np.int64)))
-        else:
-            value = assignment_cost([self.distances[cell] for cell in cells])
-        return self._store(boxes, value)
-
-    def _store(self, boxes: int, value: int) -> int:
-        if value >= FAR:
-            value = FAR
-        if len(self.cache) >= self.capacity:
-            self.cache.clear()
-        self.cache[boxes] = value
-        return value
-
-    def expand(self, boxes: int) -> None:
-        """Get ready to bound the children of ``boxes`` (the work waits for a child that is
-        not in the cache)."""
-        self._parent = boxes
-        self._ready = False
-
-    def _prepare(self) -> None:
-        cells = list(cells_of(self._parent))
-        self._index = {cell: index for index, cell in enumerate(cells)}
-        if self.compiled:
-            self._cells = np.array(cells, dtype=np.int64)
-        else:
-            self._rows = [self.distances[cell] for cell in cells]
-            self._duals = None
-        self._ready = True
-
-    def child(self, child: int, box: int, target: int) -> int:
-        """The bound of ``child``: the expanded position with ``box`` pushed to ``target``."""
-        cached = self.cache.get(child)
-        if cached is not None:
-            return cached
-        if not self._ready:
-            self._prepare()
-        row = self._index[box]
-        if self.compiled:
-            cells = self._cells.copy()
-            cells[row] = target
-            return self._store(child, int(self._assignment(self._table, cells)))
-        if self._duals is None:
-            _total, self._duals = solve_assignment(self._rows)
-        rows = self._rows.copy()
-        rows[row] = self.distances[target]
-        row_potential, column_potential, owner = self._duals
-        duals = (row_potential.copy(), column_potential.copy(), owner.copy())
-        return self._store(child, reassign(rows, duals, row))
-
-
-#: The fast solver's order: priority = g + H_WEIGHT * h (a weighted best-first search).
-H_WEIGHT = 10
-
-
-class Kind(Enum):
-    """What a setting searches with: each kind is run by one member class of the portfolio
-    (``Portfolio``, ``MEMBERS``)."""
-
-    #: Compiled (compiled.py, kernels.search), weighted best-first by pushes from the start;
-    #: the first one meets the first backward search.
-    FORWARD = "forward"
-    #: Compiled, weighted best-first by pulls from the goals back to the start.
-    BACKWARD = "backward"
-    #: Compiled forwards, the priority counting the floor the player cannot reach
-    #: (``Tuning.mobility``); it takes MOBILE_SHARE of the compiled searches' memory and
-    #: looks its children up in the backward search's table.
-    OPEN_FLOOR = "open floor"
-    #: Compiled forwards, bound by the pushes to the boxes of the nearest position the
-    #: backward search has found rather than to the goals; it waits until that search has
-    #: come within AIM_PULLS of the start, and starts again whenever it comes nearer.
-    AIMED = "aimed"
-    #: Compiled forwards: the plan search (plan.py), greedy on the goals filled in the
-    #: packing order (packing.py) rather than by ``weight`` and ``penalty``, in runs.
-    PLAN = "plan"
-    #: In CPython (``_best_first``), with goal-room and tunnel macros when tuned so.
-    CPYTHON_FORWARD = "cpython forward"
-    #: In CPython (``_best_first_reverse``), by pulls.
-    CPYTHON_BACKWARD = "cpython backward"
-
-
-#: The kinds that search backwards, by pulls.
-BACKWARDS = frozenset({Kind.BACKWARD, Kind.CPYTHON_BACKWARD})
-
-
-@dataclass(frozen=True)
-class Tuning:
-    """How a search of some kind searches: the weight on h, pruning, order and turns. Each
-    kind reads the fields that mean something to it."""
-
-    weight: float = H_WEIGHT
-    #: PI-corral pruning (forwards).
-    corrals: bool = True
-    #: CPython forwards: macro moves, filling blocks of goals in a fixed order (rooms.py) and
-    #: pushing a box through a tunnel in one go; the search is then no longer a proof of
-    #: unsolvability.
-    macros: bool = True
-    #: The fewest goals a block needs to count as a goal room.
-    smallest_room: int = SMALLEST_ROOM
-    #: Compiled: take children that put a box or the player somewhere new for their h first
-    #: (kernels.search).
-    novelty: bool = False
-    #: Compiled: h units added to the priority forwards for each box on a room goal that
-    #: shuts off a goal still empty (``GoalRoom.shuts``, rooms.py); backwards when the player
-    #: cannot get back to the start's region.
-    penalty: int = 0
-    #: Turns of TURN expansions this search takes each round.
-    turns: int = 1
-    #: Compiled forwards: a corral that can never be opened makes a position dead
-    #: (kernels._corral_dead), 1 for the quick test (the player getting into the corral
-    #: counts as open), 2 for the strict one (its boxes must all get out or home).
-    deadlocks: int = 0
-    #: Compiled forwards: the priority counts this much for each free square the player
-    #: cannot reach (kernels.search), so positions that open the floor to the player go
-    #: first (the open floor, ``Kind.OPEN_FLOOR``).
-    mobility: int = 0
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One member of the fast solver's portfolio: a kind of search and its tuning."""
-
-    kind: Kind
-    tuning: Tuning = Tuning()
-
-    @property
-    def reverse(self) -> bool:
-        """Whether it searches backwards, by pulls from the goals."""
-        return self.kind in BACKWARDS
-
-
 #: Backwards, how much later a position whose player cannot get back to the start's region
 #: goes in the order, as a ``Tuning.penalty``: Microban II 76 backwards alone in 48
 #: expansions instead of 12,469, XSokoban 81 solved; but XSokoban 9 and 49 were lost, so the
@@ -591,26 +440,10 @@ SHORTEN_MARGIN = 0.25
 #: The optimizer's part of that time: at most this share of the time the solve took, so
 #: a quick solve is not held up by it (0: not at all).
 OPTIMIZE_SHARE = 0.25
-#: Expansions a search makes in each of its turns.
-TURN = 2048
-
-#: What a running best-first search reports at each pause: its totals, frontier size,
-#: depth, and the player and boxes it is looking at.
-Pause = tuple[int, int, int, int, int, int]
-
-#: How a best-first search ends: the pushes of a solution (None when the space ran out),
-#: and its expanded and generated totals.
-Outcome = tuple[list[int] | None, int, int]
 
 
 def _no_corrals(boxes: int, region: int) -> None:
     return None
-
-
-#: A move of a best-first search: the box's square, where it ends, the push (or, for a
-#: macro, the pushes; a pull's record is the push that undoes it), where the player ends and
-#: the pushes it makes.
-Move = tuple[int, int, int | tuple[int, ...], int, int]
 
 
 def _weighted(
@@ -711,80 +544,6 @@ def _best_first(
     )
 
 
-def _pushes(
-    board: Board,
-    rooms: list[GoalRoom],
-    corral: Callable[[int, int], list[tuple[int, int, int]] | None],
-    tunnels: tuple[int, int, int, int],
-    boxes: int,
-    region: int,
-) -> list[Move]:
-    """The moves of ``_best_first`` from ``boxes`` (the player in ``region``): the pushes
-    the PI-corral test leaves, pushes into a goal room filled in order carried on to its next
-    goal, pushes into a tunnel carried on to its end."""
-    fixed, entering, open_rooms = _rooms_filling(rooms, boxes)
-    pushes = corral(boxes, region)
-    if pushes is None or (
-        pushes
-        and any(fixed >> box & 1 or entering >> box + offset & 1 for box, offset, _ in pushes)
-    ):
-        # The corral's reasoning knows nothing of goal rooms: when the rooms may veto one
-        # of its pushes, look at every push instead.
-        pushes = board.pushes(boxes, region)
-    moves: list[Move] = []
-    open_ = board.live & ~boxes
-    goal = board.goal_mask
-    for box, offset, direction in pushes:
-        if fixed >> box & 1:
-            continue
-        target = box + offset
-        push = _pack(box, direction)
-        if entering >> target & 1:
-            room, next_goal = next(pair for pair in open_rooms if pair[0].cells >> target & 1)
-            entered = boxes ^ (1 << box) ^ (1 << target)
-            path = push_path(board, entered, target, box, next_goal, room.cells)
-            if path is None:
-                continue
-            if path:
-                moves.append((box, next_goal, (push, *path), path[-1] >> 2, 1 + len(path)))
-                continue
-        elif tunnels[direction] >> target & 1 and tunnels[direction] >> box & 1:
-            # A box pushed into a one-wide tunnel goes on to its end: left inside, it
-            # would only block the way. It stops on a goal or before anything in the way.
-            macro = [push]
-            ahead = open_ & ~(1 << box) & ~entering
-            while (
-                tunnels[direction] >> target & 1
-                and not goal >> target & 1
-                and ahead >> (target + offset) & 1
-            ):
-                macro.append(_pack(target, direction))
-                target += offset
-            if len(macro) > 1:
-                moves.append((box, target, tuple(macro), target - offset, len(macro)))
-                continue
-        moves.append((box, target, push, box, 1))
-    return moves
-
-
-def _rooms_filling(
-    rooms: list[GoalRoom], boxes: int
-) -> tuple[int, int, list[tuple[GoalRoom, int]]]:
-    """Boxes in a goal room filled in order stay put (``fixed``) and pushes into such a room
-    (onto ``entering``) become macros to the room's next goal (``open_rooms``: each room
-    with the goal it fills next)."""
-    fixed = entering = 0
-    open_rooms: list[tuple[GoalRoom, int]] = []
-    for room in rooms:
-        filled = room.filled(boxes)
-        if filled is not None:
-            fixed |= room.fills[filled]
-            if filled < len(room.order):
-                entering |= room.cells
-                open_rooms.append((room, room.order[filled]))
-    return fixed, entering, open_rooms
-
-
 def _meet_path(meet: Parents | CompiledSearch, key: int) -> list[int]:
     """The pushes from the start to ``key`` in a forward search's parent links."""
     if isinstance(meet, CompiledSearch):
@@ -862,7 +621,8 @@ def run_fast(
     they meet where one reaches a position the other has seen. A matching bound, PI-corral
     pruning, freeze deadlocks and dead squares; by default the searches run compiled
     (compiled.py), and CPython settings may add goal-room and tunnel macros."""
-    fast = Portfolio(Board(level), position, settings)
+    fast = Portfolio(Board(level), position, MEMBERS, _polish)
+    fast.settings = portfolio(fast.rooms(SMALLEST_ROOM)) if settings is None else settings
     try:
         result = run_search(fast.solve, monitor)
         if not result.solved:
@@ -872,273 +632,109 @@ def run_fast(
     return result
 
 
-class Member(Protocol):
-    """One search of the portfolio, as the turns see it: a run from the start that pauses
-    and then says how it ended, and what the others need of it."""
-
-    setting: Setting
-    #: Forwards (by pushes) rather than backwards (by pulls).
-    forwards: bool
-    #: Looks its children up in the table of the first search the other way (meeting it).
-    meets: bool
-    #: A search that ends the solve at the memory limit only with the others: while one of
-    #: these is left, the turns go on without a search whose arrays are full.
-    carries_on: bool
-
-    @property
-    def compiled(self) -> CompiledSearch | None:
-        """The compiled search it runs now, if any."""
-        ...
-
-    @property
-    def table(self) -> Parents | CompiledSearch | None:
-        """The positions it has reached, for a search the other way to meet."""
-        ...
-
-    def run(self) -> Generator[Pause, None, Outcome]:
-        """Its search from the start."""
-        ...
-
-    def again(self) -> bool:
-        """Having run dry: True when it starts over in a wider space (``run`` again), False
-        when running dry proved the level unsolvable."""
-        ...
+def _polish(fast: Portfolio, pushes: list[int]) -> Result:
+    """The solution a member found, shortened (shorten.py) and optimized in pushes
+    (optimize.py) within their shares of the time, then turned into moves."""
+    monitor = fast.monitor
+    deadline = time.monotonic() + max(SHORTEN_LEAST, SHORTEN_SHARE * monitor.elapsed)
+    if monitor.limits.seconds is not None:
+        deadline = min(deadline, monitor.started + monitor.limits.seconds - SHORTEN_MARGIN)
+    pushes = shorten(fast.board, fast.position, pushes, deadline)
+    if OPTIMIZE_SHARE:
+        until = min(deadline, time.monotonic() + OPTIMIZE_SHARE * monitor.elapsed)
+        pushes = optimize(fast.board, fast.position, pushes, "pushes", until)
+    return _solved(monitor, fast.board, fast.position, pushes, False)
 
 
-class Portfolio:
-    """The fast solver's searches taking turns on one level (run_fast): one member per
-    setting, the compiled searches' memory shared out between them, the searches that meet
-    linked, the turns, and how near the searches came."""
+class BestFirst(Member):
+    """A compiled weighted best-first search (kernels.search)."""
 
-    def __init__(
-        self, board: Board, position: Position, settings: tuple[Setting, ...] | None
-    ) -> None:
-        self.board, self.position = board, position
-        self.bound = LowerBound(board)
-        self._rooms: dict[int, list[GoalRoom]] = {}
-        self.settings = portfolio(self.rooms(SMALLEST_ROOM)) if settings is None else settings
-        self.members: list[Member] = []
-        #: The first search of each direction: the two that meet in the middle.
-        self.forward: Member | None = None
-        self.backward: Member | None = None
+    leads = carries_on = True
 
-    def rooms(self, size: int) -> list[GoalRoom]:
-        """The level's goal rooms of at least ``size`` goals."""
-        if size not in self._rooms:
-            self._rooms[size] = goal_rooms(self.board, sorted(self.position.boxes), size)
-        return self._rooms[size]
-
-    def _shares(self) -> float:
-        """The memory each compiled forward or backward search gets: what the plan, aimed
-        and open-floor searches (fixed shares each) leave, split between them."""
-        kinds = [setting.kind for setting in self.settings]
-        main = kinds.count(Kind.FORWARD) + kinds.count(Kind.BACKWARD)
-        aiming, planning = Kind.AIMED in kinds, Kind.PLAN in kinds
-        others = AIM_SHARE * aiming + PLAN_SHARE * planning
-        others += MOBILE_SHARE * kinds.count(Kind.OPEN_FLOOR)
-        return MEMORY_SHARE * (1 - others) / max(1, main)
-
-    def meeting(self, member: Member) -> Parents | CompiledSearch | None:
-        """The table ``member`` looks its children up in: the first search the other way's."""
-        other = self.backward if member.forwards else self.forward
-        if not member.meets or other is None or other is member:
-            return None
-        return other.table
-
-    def link(self, member: Member, search: CompiledSearch) -> None:
-        """Hand a compiled search of ``member`` the compiled table it meets, if any."""
-        other = self.meeting(member)
-        if isinstance(other, CompiledSearch):
-            search.partner = other
-
-    def searches(self) -> list[CompiledSearch]:
-        """The compiled searches running now, in the portfolio's order."""
-        return [member.compiled for member in self.members if member.compiled is not None]
-
-    def close(self) -> None:
-        """Let go of the searches. Searches that meet link each other both ways, and each
-        member refers to the portfolio: unlinked and dropped, their arrays (up to the memory
-        limit) go at once, not at the next cyclic collection (kept until then, 40 Microban
-        solves took 0.6-1.2 s instead of 0.15 s, in fresh pages of memory)."""
-        for search in self.searches():
-            search.partner = None
-        self.members, self.runs = [], []
-        self.forward = self.backward = None
-
-    def solve(self, monitor: Monitor) -> Result:
-        """The turns, until a search solves the level or proves it unsolvable."""
-        board, position = self.board, self.position
-        boxes = board.boxes_of(position)
-        if boxes == board.goal_mask:
-            return _solved(monitor, board, position, [], False)
-        if boxes & board.dead or self.bound(boxes) >= FAR:
-            return monitor.result("unsolvable")
-        self.monitor, self.stride = monitor, _stride(monitor)
-        self.share = self._shares()
-        members = self.members = [MEMBERS[s.kind](self, s) for s in self.settings]
-        leading = (Kind.FORWARD, Kind.CPYTHON_FORWARD)
-        self.forward = next((m for m in members if m.setting.kind in leading), None)
-        self.backward = next((m for m in members if m.setting.kind in BACKWARDS), None)
-        self.runs = [member.run() for member in self.members]
-        # Work done by each member, including runs it finished before starting over.
-        self.done = [(0, 0)] * len(self.members)
-        self.totals = [(0, 0)] * len(self.members)
-        # Members whose arrays are full, with none left to meet them: they take no turns.
-        self.spent: set[int] = set()
-        pauses = max(1, TURN // self.stride)
-        while True:
-            for index, member in enumerate(self.members):
-                if index not in self.spent:
-                    result = self._turn(index, pauses * member.setting.tuning.turns)
-                    if result is not None:
-                        return result
-
-    def _turn(self, index: int, pauses: int) -> Result | None:
-        """One turn of member ``index``: a result when the solve ends with it."""
-        for _ in range(pauses):
-            try:
-                expanded, generated, frontier, depth, player, boxes = next(self.runs[index])
-            except ArraysFull:
-                self._retire(index)
-                return None
-            except StopIteration as finished:
-                return self._finish(index, finished.value)
-            done = self.done[index]
-            self.totals[index] = (done[0] + expanded, done[1] + generated)
-            expanded, generated = map(sum, zip(*self.totals, strict=True))
-            self.monitor.note = closest_note(self.searches())
-            self._offer_closest()
-            sample = _sampler(self.board, player, boxes)
-            self.monitor.tick(expanded, generated, frontier, depth, sample)
+    @classmethod
+    def share(cls) -> float | None:
         return None
 
-    def _offer_closest(self) -> None:
-        """The position a forward search has queued with the fewest pushes still needed at
-        least (its matching bound), kept as the closest so far: where a player may take
-        over when the solve stops short."""
-        forward = [
-            search
-            for search in self.searches()
-            if not search.reverse and not search.planned and search.closest < FAR
-        ]
-        if not forward:
-            return
-        best = min(forward, key=lambda search: search.closest)
-        if self.monitor.closest_h is None or best.closest < self.monitor.closest_h:
-            player, boxes = best.nearest_position
-            self.monitor.closer(best.closest, _sampler(self.board, player, boxes))
-
-    def _retire(self, index: int) -> None:
-        """Member ``index`` has filled its arrays and none is left to meet it: the others go
-        on while one that carries on is left (the plan search starts new runs in arrays of
-        its own; beside a full open-floor search, a tenth of the memory, the rest have the
-        time), else the solve ends at the memory limit."""
-        self.spent.add(index)
-        members = self.members
-        if not any(members[i].carries_on for i in range(len(members)) if i not in self.spent):
-            raise ArraysFull()
-
-    def _finish(self, index: int, outcome: Outcome) -> Result | None:
-        """Member ``index`` has ended: a solution, a proof, or (macros) a start over."""
-        pushes, expanded, generated = outcome
-        done = self.done[index]
-        self.done[index] = self.totals[index] = (done[0] + expanded, done[1] + generated)
-        self.monitor.tick(*map(sum, zip(*self.totals, strict=True)), force=True)
-        if pushes is not None:
-            deadline = self._deadline()
-            pushes = shorten(self.board, self.position, pushes, deadline)
-            if OPTIMIZE_SHARE:
-                took = OPTIMIZE_SHARE * self.monitor.elapsed
-                until = min(deadline, time.monotonic() + took)
-                pushes = optimize(self.board, self.position, pushes, "pushes", until)
-            return _solved(self.monitor, self.board, self.position, pushes, False)
-        member = self.members[index]
-        if not member.again():
-            # Without macros every kind searches the same space soundly: one exhausted
-            # search proves there is no solution.
-            return self.monitor.result("unsolvable")
-        self.runs[index] = member.run()
-        return None
-
-    def _deadline(self) -> float:
-        """When shortening the solution found stops (shorten.py, optimize.py): after
-        SHORTEN_SHARE of the time the solve took (SHORTEN_LEAST at least), and within the
-        time limit."""
-        monitor = self.monitor
-        deadline = time.monotonic() + max(SHORTEN_LEAST, SHORTEN_SHARE * monitor.elapsed)
-        if monitor.limits.seconds is not None:
-            deadline = min(deadline, monitor.started + monitor.limits.seconds - SHORTEN_MARGIN)
-        return deadline
-
-    def report(self, result: Result) -> None:
-        """Unsolved: how near each compiled search came (what the bench reports for a miss)."""
-        for search in self.searches():
-            if search.planned:
-                result.extra["plan filled"] = f"{search.filled}/{search.targets}"
-                result.extra["plan runs"] = search.run_number + 1
-            elif search.closest < FAR and not search.aimed:
-                way = "backwards" if search.reverse else "forwards"
-                result.extra.setdefault(f"closest {way}", search.closest)
-
-
-class BestFirst:
-    """A compiled weighted best-first search (kernels.search): forwards, backwards, or
-    forwards by the open floor (Kind.OPEN_FLOOR, a share of its own)."""
-
-    carries_on = True
-
-    def __init__(self, portfolio: Portfolio, setting: Setting) -> None:
-        self.portfolio, self.setting = portfolio, setting
-        self.forwards = not setting.reverse
-        self.opening = setting.kind is Kind.OPEN_FLOOR
+    @cached_property
+    def compiled(self) -> CompiledSearch:  # type: ignore[override]
+        portfolio, setting = self.portfolio, self.setting
         tuning = setting.tuning
-        share = MEMORY_SHARE * MOBILE_SHARE if self.opening else portfolio.share
+        share = MEMORY_SHARE * self.share() if self.share() is not None else portfolio.share
         rooms = portfolio.rooms(tuning.smallest_room) if tuning.penalty and self.forwards else None
         config = SearchConfig(
-            int(tuning.weight),
-            portfolio.monitor.limits.memory_mb,
-            corrals=tuning.corrals,
-            reverse=setting.reverse,
-            share=share,
-            novelty=tuning.novelty,
-            rooms=rooms,
-            penalty=tuning.penalty,
-            deadlocks=tuning.deadlocks,
-            mobility=tuning.mobility,
-        )
-        self.compiled = CompiledSearch(portfolio.board, portfolio.position, config)
+            int(tuning.weight), portfolio.monitor.limits.memory_mb,
+            corrals=tuning.corrals, reverse=not self.forwards, share=share,
+            novelty=tuning.novelty, rooms=rooms, penalty=tuning.penalty,
+            deadlocks=tuning.deadlocks, mobility=tuning.mobility,
+        )  # fmt: skip
+        return CompiledSearch(portfolio.board, portfolio.position, config)
 
     @property
-    def meets(self) -> bool:
-        # The open-floor search looks its children up in the backward search's table too.
+    def meets(self) -> bool:  # type: ignore[override]
         portfolio = self.portfolio
-        return self is portfolio.forward or self is portfolio.backward or self.opening
+        return self is portfolio.forward or self is portfolio.backward
 
     @property
-    def table(self) -> CompiledSearch:
+    def table(self) -> CompiledSearch:  # type: ignore[override]
         return self.compiled
 
     def run(self) -> Generator[Pause, None, Outcome]:
         self.portfolio.link(self, self.compiled)
         return self.compiled.search(self.portfolio.monitor.limits.nodes)
 
-    def again(self) -> bool:
-        return False
+    def report(self, result: Result) -> None:
+        if self.compiled.closest < FAR:
+            way = "forwards" if self.forwards else "backwards"
+            result.extra.setdefault(f"closest {way}", self.compiled.closest)
+
+    def closest(self) -> tuple[int, int, int] | None:
+        search = self.compiled
+        if not self.forwards or search.closest >= FAR:
+            return None
+        return (search.closest, *search.nearest_position)
 
 
-class Planned:
+class Forward(BestFirst):
+    """Forwards by pushes from the start (Kind.FORWARD)."""
+
+
+class Backward(BestFirst):
+    """Backwards by pulls from the goals (Kind.BACKWARD)."""
+
+    forwards = False
+
+
+class OpenFloor(BestFirst):
+    """Forwards by the open floor (Kind.OPEN_FLOOR): a share of its own, and it looks its
+    children up in the backward search's table too."""
+
+    leads = False
+
+    @classmethod
+    def share(cls) -> float | None:
+        return MOBILE_SHARE
+
+    @property
+    def meets(self) -> bool:  # type: ignore[override]
+        return True
+
+
+class Planned(Member):
     """The plan search (plan.py) in runs: a run that has made RESTART * luby(run)
     expansions, filled its arrays or (a short one after the first) stalled (STALL) without a
     solution makes way for a new one that takes the pushes of the boxes not pushed last in
     an order of its own: a greedy search that went wrong early seldom comes back, and
     another order often does not go wrong there."""
 
-    forwards = meets = carries_on = True
-    table = None
+    meets = carries_on = True
 
     def __init__(self, portfolio: Portfolio, setting: Setting) -> None:
-        self.portfolio, self.setting = portfolio, setting
+        super().__init__(portfolio, setting)
         self.compiled: CompiledSearch | None = None
+
+    @classmethod
+    def share(cls) -> float | None:
+        return PLAN_SHARE
 
     def run(self) -> Generator[Pause, None, Outcome]:
         from webapp.games.sokoban.packing import packing  # numba, as compiled.py
@@ -1149,7 +745,8 @@ class Planned:
             return self._runs([plain])
         # Goals only a parked box gets into: the other searches seldom fill them.
         tuning = self.setting.tuning
-        self.setting = replace(self.setting, tuning=replace(tuning, turns=PARKED_TURNS))
+        turns = PARKED_TURNS
+        self.setting = replace(self.setting, tuning=replace(tuning, turns=turns))
         return self._runs([parked, plain])
 
     def _start(self, order: Packing, seed: int, stall: int) -> CompiledSearch:
@@ -1194,22 +791,26 @@ class Planned:
             before = (before[0] + done[0], before[1] + done[1])
         raise AssertionError("unreachable")
 
-    def again(self) -> bool:
-        return False
+    def report(self, result: Result) -> None:
+        if self.compiled is not None and self.compiled.closest < FAR:
+            result.extra["plan filled"] = f"{self.compiled.filled}/{self.compiled.targets}"
+            result.extra["plan runs"] = self.compiled.run_number + 1
 
 
-class Aimed:
+class Aimed(Member):
     """The aimed search (Kind.AIMED): idle until the backward search comes near, then
     forwards towards the nearest position it has found, meeting it there; it starts again
     whenever the backward search comes nearer."""
 
-    forwards = meets = True
-    carries_on = False
-    table = None
+    meets = True
 
     def __init__(self, portfolio: Portfolio, setting: Setting) -> None:
-        self.portfolio, self.setting = portfolio, setting
+        super().__init__(portfolio, setting)
         self.compiled: CompiledSearch | None = None
+
+    @classmethod
+    def share(cls) -> float | None:
+        return AIM_SHARE
 
     def _towards(self, target: int) -> CompiledSearch:
         portfolio, tuning = self.portfolio, self.setting.tuning
@@ -1252,19 +853,20 @@ class Aimed:
                     run = None  # its arrays are full: wait for a nearer target
             yield last
 
-    def again(self) -> bool:
-        return False
+    def closest(self) -> tuple[int, int, int] | None:
+        search = self.compiled
+        if search is None or search.closest >= FAR:
+            return None
+        return (search.closest, *search.nearest_position)
 
 
-class PythonForward:
+class PythonForward(Member):
     """The CPython forward search (``_best_first``), with macros when tuned so."""
 
-    forwards = meets = True
-    carries_on = False
-    compiled = None
+    leads = meets = True
 
     def __init__(self, portfolio: Portfolio, setting: Setting) -> None:
-        self.portfolio, self.setting = portfolio, setting
+        super().__init__(portfolio, setting)
         self.table: Parents = {}
 
     def run(self) -> Generator[Pause, None, Outcome]:
@@ -1289,16 +891,14 @@ class PythonForward:
         return True
 
 
-class PythonBackward:
+class PythonBackward(Member):
     """The CPython backward search (``_best_first_reverse``)."""
 
     forwards = False
-    meets = True
-    carries_on = False
-    compiled = None
+    leads = meets = True
 
     def __init__(self, portfolio: Portfolio, setting: Setting) -> None:
-        self.portfolio, self.setting = portfolio, setting
+        super().__init__(portfolio, setting)
         self.table: Parents = {}
 
     def run(self) -> Generator[Pause, None, Outcome]:
@@ -1310,59 +910,37 @@ class PythonBackward:
             self.table, meet,
         )  # fmt: skip
 
-    def again(self) -> bool:
-        return False
 
-
-#: The member class that runs each kind of search.
-MEMBERS: dict[Kind, Callable[[Portfolio, Setting], Member]] = {
-    Kind.FORWARD: BestFirst,
-    Kind.BACKWARD: BestFirst,
-    Kind.OPEN_FLOOR: BestFirst,
+#: The member class that runs each kind of search (``Setting.kind``): one line each.
+MEMBERS: dict[str, type[Member]] = {
+    Kind.FORWARD: Forward,
+    Kind.BACKWARD: Backward,
+    Kind.OPEN_FLOOR: OpenFloor,
     Kind.PLAN: Planned,
     Kind.AIMED: Aimed,
     Kind.CPYTHON_FORWARD: PythonForward,
     Kind.CPYTHON_BACKWARD: PythonBackward,
+    "fess": Fess,
 }
 
+#: FESS as a setting of the portfolio (``MEMBERS["fess"]``).
+FESS = Setting("fess")
 
-def closest_note(searches: Iterable[CompiledSearch]) -> str:
-    """How near the compiled searches have come, in a player's words: the fewest pushes any
-    position found forwards still needs at least (its matching bound), and the fewest pulls
-    any position found backwards is still from the start, and the same for the search that
-    opens up the floor (Kind.OPEN_FLOOR); and how many positions the corral test dropped."""
-    parts = []
-    searches = list(searches)
-    for search in searches:
-        if search.closest >= FAR:
-            continue
-        if search.planned:
-            again = ""
-            if search.run_number:
-                number = search.run_number
-                times = "once" if number == 1 else f"{number} times"
-                again = f" (started over {times}, taking the boxes in another order)"
-            parts.append(
-                f"filling the goals in the order they must be filled: {search.filled} of"
-                f" {search.targets} at best so far{again}"
-            )
-        elif search.aimed:
-            parts.append(f"heading for the nearest of those, {search.closest}+ pushes away")
-        elif search.reverse:
-            parts.append(f"back from the goals, {search.closest}+ pulls short of this position")
-        elif search.mobility:
-            parts.append(
-                f"opening up the floor for the player, {search.closest}+ more pushes at best"
-            )
-        else:
-            parts.append(f"the nearest position found needs {search.closest}+ more pushes")
-    dropped = sum(search.dead_corrals for search in searches)
-    if dropped:
-        parts.append(
-            f"{dropped:,} position{'s' if dropped > 1 else ''} dropped: boxes shut off floor"
-            " the player could never get back to"
-        )
-    return "; ".join(parts)
+
+#: The member class that runs each kind of search (``Setting.kind``): one line each.
+MEMBERS: dict[Kind | str, type[Member]] = {
+    Kind.FORWARD: Forward,
+    Kind.BACKWARD: Backward,
+    Kind.OPEN_FLOOR: OpenFloor,
+    Kind.PLAN: Planned,
+    Kind.AIMED: Aimed,
+    Kind.CPYTHON_FORWARD: PythonForward,
+    Kind.CPYTHON_BACKWARD: PythonBackward,
+    "fess": Fess,
+}
+
+#: FESS as a setting of the portfolio (``MEMBERS["fess"]``, fess.py).
+FESS = Setting("fess")
 
 
 # -- move-optimal -----------------------------------------------------------------------------
