@@ -132,12 +132,24 @@ def test_the_daily_result_to_share_gives_nothing_of_the_solution_away(
     game = games.get("vexed")
     level = game.parse(_level_text(app, path))[0]
     solution = solve(game, level, limits=Limits(seconds=30)).moves
+    # The level's page says it is the day's puzzle, leads back to /daily, and keeps how short
+    # it can be to itself until it is solved (on /daily too).
+    before = client.get(path).text
+    assert '<h1 class="level-title">Daily Vexed, 26 November 2026</h1>' in before
+    assert 'id="back-to-daily" href="/daily"' in before and 'id="made-optimum"' not in before
+    assert "The fewest possible" not in client.get("/daily").text
     won = Player(client, path).act("move", moves=game.join_moves(solution))
     assert 'id="solved"' in won.text or "Solved" in won.text
     page = client.get("/daily").text
     share = re.search(r'id="share-vexed">([^<]+)<', page).group(1)
-    assert re.fullmatch(r"Puzzle Lab Vexed 2026-11-26: \d+ moves, optimum \d+", share), share
+    assert re.fullmatch(
+        r"Puzzle Lab daily Vexed, 26 November 2026: \d+ moves \(the fewest possible \d+\)\. "
+        r"Play it: http://localhost/daily",
+        share,
+    ), share
     assert not any(token in share for token in solution)
+    assert 'id="copy-share-vexed"' in page and "The fewest possible" in page
+    assert 'id="made-optimum"' in client.get(path).text
     assert 'id="streak-vexed">Streak: 1 day<' in page
 
 

@@ -627,6 +627,19 @@
     }
   });
 
+  // A text to share (the daily result) to the clipboard as it is.
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest(".copy-text");
+    if (!button) return;
+    const text = button.dataset.text || "";
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(text).then(() => copied(button, "Copied"))
+        .catch(() => copied(button, copyByHand(text) ? "Copied" : "Select the text to copy it"));
+    } else {
+      copied(button, copyByHand(text) ? "Copied" : "Select the text to copy it");
+    }
+  });
+
   document.addEventListener("keydown", onKey);
   document.addEventListener("click", onClick);
   document.addEventListener("focusin", (event) => keysTo(event.target));

@@ -19,7 +19,17 @@ from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Blueprint, Flask, Response, current_app, g, redirect, render_template, request
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    g,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 
 from webapp import games
 from webapp.core import daily as daily_rules
@@ -243,8 +253,12 @@ def made_context(game: Game, ref: LevelRef) -> dict[str, Any]:
     band = DIFFICULTIES.index(made["difficulty"])
     harder = DIFFICULTIES[band + 1] if band + 1 < len(DIFFICULTIES) else None
     sized = f"&size={made['size']}" if made.get("size") else ""
+    day = daily_day(game, ref.custom_id or "")
     return {
         "made": made,
+        "daily": day,
+        "daily_title": f"Daily {game.title}, {spoken(day)}" if day else "",
+        "daily_is_today": day == today(),
         "another_url": f"/{game.name}/random?difficulty={made['difficulty']}{sized}",
         "harder_url": f"/{game.name}/random?difficulty={harder}{sized}" if harder else None,
         "harder": harder,
@@ -277,6 +291,17 @@ def daily_ref(game: Game, day: datetime.date) -> LevelRef:
     if day.isoformat() in known:
         return _ref_of(game, picked)
     return _ref_of(game, store.save_daily(game.name, day.isoformat(), picked))
+
+
+def daily_day(game: Game, level_id: str) -> datetime.date | None:
+    """The day whose daily puzzle this level is, or None."""
+    days = [stamp for stamp, known in get_store().daily(game.name).items() if known == level_id]
+    return datetime.date.fromisoformat(min(days)) if days else None
+
+
+def spoken(day: datetime.date) -> str:
+    """A date as a person writes it: "28 November 2026"."""
+    return f"{day.day} {day.strftime('%B')} {day.year}"
 
 
 def _ref_of(game: Game, level_id: str) -> LevelRef:
@@ -325,7 +350,7 @@ def daily() -> str:
                 "share": share_text(game, day, results.get(ref.key), made),
             }
         )
-    return render_template("daily.html", day=day, shown=shown)
+    return render_template("daily.html", day=day, shown=shown, spoken=spoken)
 
 
 def share_text(
@@ -337,11 +362,11 @@ def share_text(
     metric = made.get("metric", "moves")
     count = best.get(metric, best.get("moves"))
     unit = metric.replace("_", " ")
-    text = f"Puzzle Lab {game.title} {day.isoformat()}: {count} {unit}"
+    text = f"Puzzle Lab daily {game.title}, {spoken(day)}: {count} {unit}"
     if made.get("optimum") is not None:
-        label = "optimum" if made.get("proved") else "best known"
-        text += f", {label} {made['optimum']}"
-    return text
+        label = "the fewest possible" if made.get("proved") else "the best known"
+        text += f" ({label} {made['optimum']})"
+    return text + f". Play it: {url_for('making.daily', _external=True)}"
 
 
 def init_app(app: Flask) -> None:
