@@ -228,9 +228,11 @@ def make_one_ahead(app: Flask) -> tuple[str, str, str] | None:
         for difficulty in AHEAD
     ]
     with app.app_context():
-        short = _pantry(app).short(bands)
-        if not short or get_runner().running() > 0:
+        if get_runner().running() > 0:
             return None
+        short = _pantry(app).short(bands)
+        if not short:
+            return _daily_ahead(app)
         name, difficulty, size = short[0]
         seed = new_seed()
         making = _orders().start(
@@ -240,6 +242,24 @@ def make_one_ahead(app: Flask) -> tuple[str, str, str] | None:
         making.result(timeout=MAKE_SECONDS + 10)
         _pantry(app).put(name, difficulty, size, seed)
         return name, difficulty, size
+
+
+def _daily_ahead(app: Flask) -> tuple[str, str, str] | None:
+    """Make today's or tomorrow's daily puzzle of a game that lacks it (from the day's first
+    seed), so the first visitor of the day finds it made; None when all are."""
+    secret = app.config["SECRET_KEY"]
+    for day in (today(), today() + daily_rules.ONE_DAY):
+        for game in games.all_games():
+            seed = daily_rules.seed(secret, day)
+            if not game.generates or _known(game, DAILY_DIFFICULTY, seed, "") is not None:
+                continue
+            making = _orders().start(
+                (game.name, DAILY_DIFFICULTY, seed, ""),
+                partial(_make, app, game, DAILY_DIFFICULTY, seed, "", AHEAD_CLIENT),
+            )
+            making.result(timeout=MAKE_SECONDS + 10)
+            return game.name, DAILY_DIFFICULTY, day.isoformat()
+    return None
 
 
 def made_context(game: Game, ref: LevelRef) -> dict[str, Any]:
