@@ -127,7 +127,9 @@ def test_warm_readies_every_games_compiled_kernels():
 
     done = run("warm", timeout=600)
     assert done.returncode == 0, done.stderr
-    assert [line.split(":")[0] for line in done.stderr.splitlines()] == games.names()
+    # The games the command finds itself (a test elsewhere in this process may register more).
+    built_in = [name for name in games.names() if games.module_of(name).startswith("webapp.games.")]
+    assert [line.split(":")[0] for line in done.stderr.splitlines()] == built_in
 
 
 def test_warm_up_compiles_the_kernels_of_the_games_that_have_them():
