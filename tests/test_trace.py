@@ -136,6 +136,7 @@ def test_steps_bound_the_trace_and_the_search_says_so(capsys):
     assert [step["step"] for step in steps] == [0, 1, 2, 3, 4]
     ended = json.loads(err)
     assert ended["status"] == "node-limit" and ended["solution"] is None
+    assert ended["expanded"] == 5
     # A colour left with one block is a dead end the breadth-first search leaves out.
     rules = {c.get("rule") for step in steps for c in step["children"] if c["verdict"] == "dead"}
     assert rules == {"a colour left with a single block, which can never vanish"}
