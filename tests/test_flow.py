@@ -393,3 +393,21 @@ def test_a_stopped_search_without_the_moves_offers_a_level_of_its_own(app, clien
     assert job.progress.closest_moves is None
     answer = client.post(path + "/solve/stopped", data={"job": job.id, "csrf_token": me.token})
     assert answer.status_code == 303 and "/vexed/custom/" in answer.headers["Location"]
+
+
+def test_moves_that_do_not_reach_the_closest_position_are_never_played(app, client):
+    """The moves a search hands on with its closest position are replayed by the rules
+    first: moves that end elsewhere leave the player's game alone (a level of its own opens
+    at the position instead)."""
+    from dataclasses import replace
+
+    from webapp.games.sokoban import GAME
+
+    path = "/sokoban/xsokoban/1"
+    level = GAME.parse((ROOT / "levels" / "sokoban" / "xsokoban.xsb").read_text())[0]
+    me = Player(client, path)
+    job = stopped_search(app, client, GAME, path, level, "astar", 3000)
+    job.progress = replace(job.progress, closest_moves=job.progress.closest_moves[:-1])
+    answer = client.post(path + "/solve/stopped", data={"job": job.id, "csrf_token": me.token})
+    assert answer.status_code == 303 and "/sokoban/custom/" in answer.headers["Location"]
+    assert moves_shown(client.get(path).text) == 0

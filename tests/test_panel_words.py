@@ -120,6 +120,13 @@ def test_a_running_search_with_a_bound_says_so_in_words(app):
     assert ENGINE_WORDS.findall(words) == []
     assert '<dt>the shortest a solution can still be (moves)</dt><dd id="stat-depth">22<' in html
     assert "positions waiting" in words and "positions a second" in words
+    # Vexed's A* searching within par reports how deep it has gone, which bounds nothing.
+    job = Job(id="v", request=Request("vexed", "", [], "fast", Limits(), "p", "b"))
+    job.state = "running"
+    job.progress = Progress(1500, 4000, 30, 17, 2.0, 750.0, note="")
+    with app.test_request_context("/vexed/tutorial/1"):
+        html = render_stream(find_level("vexed", "tutorial", "1"), job)
+    assert '<dt>how deep it looks (moves)</dt><dd id="stat-depth">17<' in html
 
 
 def test_the_optimizers_panel_speaks_of_solutions_and_what_they_save(app, client):

@@ -22,6 +22,7 @@ CASES = [
     ("sokoban", "sokoban/microban.xsb", 1, "bfs", "breadth-first"),
     ("sokoban", "sokoban/microban.xsb", 1, "astar", "best-first"),
     ("sokoban", "sokoban/microban.xsb", 3, "bfs", "breadth-first"),
+    ("sokoban", "sokoban/microban.xsb", 2, "moves", "best-first"),
     ("sliding", "sliding/warm-up.txt", 8, "astar", "best-first"),
     ("sliding", "sliding/warm-up.txt", 8, "idastar", "depth-first"),
     ("vexed", "vexed/00_tutorial.txt", 1, "bfs", "breadth-first"),
@@ -135,6 +136,7 @@ def test_steps_bound_the_trace_and_the_search_says_so(capsys):
     assert [step["step"] for step in steps] == [0, 1, 2, 3, 4]
     ended = json.loads(err)
     assert ended["status"] == "node-limit" and ended["solution"] is None
+    assert ended["expanded"] == 5
     # A colour left with one block is a dead end the breadth-first search leaves out.
     rules = {c.get("rule") for step in steps for c in step["children"] if c["verdict"] == "dead"}
     assert rules == {"a colour left with a single block, which can never vanish"}
@@ -152,6 +154,19 @@ def test_dead_and_pruned_children_carry_their_rule(capsys):
     rules = [c["rule"] for s in steps for c in s["children"] if c["verdict"] == "pruned"]
     assert "f = g + h = 6 is above the bound 4" in rules
     assert "it takes back the move before" in rules
+    _, steps, _ = trace(
+        capsys,
+        "sokoban",
+        str(LEVELS / "sokoban/microban.xsb"),
+        "--level",
+        "5",
+        "--algorithm",
+        "moves",
+        "--steps",
+        "300",
+    )
+    rules = {c["rule"] for s in steps for c in s["children"] if c["verdict"] == "dead"}
+    assert any(rule.startswith("a freeze") for rule in rules)
 
 
 @pytest.mark.parametrize(

@@ -264,6 +264,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     writer.close()
     # How it ended, for a reader at the terminal; standard output stays one line a step.
     ended = record(game, args.level, level, algorithm, result)
+    ended["expanded"] = writer.taken  # exact, where a stopped search's count is its last tick's
     if result.status == "node-limit":
         ended["note"] = f"stopped after {writer.taken} steps (--steps)"
     print(json.dumps(ended, ensure_ascii=False), file=sys.stderr)

@@ -119,9 +119,11 @@ def readings(game: Game, level: Any, job: Job, progress: Any) -> list[dict[str, 
     p = progress
     algorithm = game.algorithms().get(job.request.algorithm)
     unit = (algorithm.metric if algorithm else game.counters[0]).replace("_", " ")
-    # An optimal search reports the length every solution still has at least (its bound,
-    # or the depth of the layer it works on); another, how deep it has gone.
-    bound = bool(p and p.note.startswith("f-bound")) or bool(algorithm and algorithm.optimal)
+    # A search that deepens a bound says so in its note; a textbook optimal one (breadth-first,
+    # A*) reports the depth of its layer or its f, a bound too. Another reports how deep it
+    # has gone (a search within par, say), which bounds nothing.
+    textbook = bool(algorithm and algorithm.optimal and algorithm.steps)
+    bound = bool(p and p.note.startswith("f-bound")) or textbook
     done = result.expanded if result and result.expanded else (p.expanded if p else 0)
     met = result.generated if result and result.generated else (p.generated if p else 0)
     seconds = result.seconds if result and result.seconds else (p.elapsed if p else 0)

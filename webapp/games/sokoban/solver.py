@@ -118,8 +118,9 @@ def _start(board: Board, position: Position) -> tuple[int, int, int]:
     return boxes, region, boxes << PLAYER_BITS | lowest_cell(region)
 
 
-#: The rule of a push the searches never make.
+#: The rules of pushes the searches never make.
 DEAD_SQUARE = "a box pushed onto a dead square: no goal can be reached from it"
+FROZEN = "a freeze: walls and boxes hold boxes where they can never move, one off a goal"
 
 
 def _told(
@@ -969,6 +970,8 @@ def run_moves(level: Level, position: Position, monitor: Monitor) -> Result:
         freeze = board.freeze_deadlock
         directions = board.directions
         live = board.live
+        tracer = monitor.tracer
+        shown = position
         while queue:
             f, minus_g, _, boxes, player, h = heapq.heappop(queue)
             g = -minus_g
@@ -979,8 +982,17 @@ def run_moves(level: Level, position: Position, monitor: Monitor) -> Result:
                 monitor.tick(expanded, generated, len(queue), g, force=True)
                 return _solved(monitor, board, position, _push_path(parents, key), True)
             expanded += 1
+            if monitor.closest_h is None or h < monitor.closest_h:
+                monitor.closer(
+                    h,
+                    _sampler(board, player, boxes),
+                    lambda key=key: lurd(board, position, _push_path(parents, key)),
+                )
             if expanded % stride == 0:
                 monitor.tick(expanded, generated, len(queue), f, _sampler(board, player, boxes))
+            if tracer is not None:
+                region = board.reach(player, boxes)
+                shown = _told(tracer, board, (player, boxes, region), (g, h, f, len(queue)))
             # Walk outwards ring by ring: a push from a square in ring k costs k + 1 moves.
             free = floor & ~boxes
             open_ = live & ~boxes
@@ -1002,9 +1014,17 @@ def run_moves(level: Level, position: Position, monitor: Monitor) -> Result:
                         child_key = child << PLAYER_BITS | box
                         known = best_g.get(child_key)
                         if known is not None and known <= child_g:
+                            if tracer is not None:
+                                _tell_push(tracer, board, shown, box, direction, child, "seen")
                             continue
                         if freeze(child, target):
+                            if tracer is not None:
+                                _tell_push(
+                                    tracer, board, shown, box, direction, child, "dead", FROZEN
+                                )
                             continue
+                        if tracer is not None:
+                            _tell_push(tracer, board, shown, box, direction, child, "new")
                         best_g[child_key] = child_g
                         parents[child_key] = (key, _pack(box, direction))
                         generated += 1
@@ -1060,5 +1080,6 @@ ALGORITHMS: dict[str, Algorithm] = {
         True,
         run_moves,
         label="A* counting every step (fewest moves, proved)",
+        steps=True,
     ),
 }
