@@ -80,7 +80,11 @@ def test_pages_are_never_compressed(client):
 
 
 def test_no_file_outside_the_static_folder_is_served(client):
-    for path in ("/static/..%2fwsgi.py", "/static/%2e%2e/pyproject.toml", "/static/%2e%2e%2fwsgi.py"):
+    for path in (
+        "/static/..%2fwsgi.py",
+        "/static/%2e%2e/pyproject.toml",
+        "/static/%2e%2e%2fwsgi.py",
+    ):
         assert client.get(path).status_code == 404
 
 
