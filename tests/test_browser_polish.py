@@ -169,3 +169,23 @@ def test_a_level_made_to_order_says_it_is_being_made(screen, live_server):
         }"""
     )
     assert said.startswith("Making your expert level")
+
+
+def test_the_address_too_long_page_has_the_sites_header(screen, live_server):
+    answer = screen.goto(live_server.url + "/sokoban/microban/1?moves=" + "ud" * 5000)
+    assert answer is not None and answer.status == 414
+    expect(screen.locator("header.top .brand")).to_have_text("Puzzle Lab")
+    expect(screen.locator("header.top nav a", has_text="Daily")).to_be_visible()
+
+
+def test_the_settings_say_where_they_are_kept_and_the_name_field_is_a_real_field(
+    screen, live_server
+):
+    screen.goto(live_server.url + "/settings")
+    field = screen.locator("#name").bounding_box()
+    button = screen.locator(".name-form button").bounding_box()
+    assert field is not None and button is not None
+    assert field["height"] >= 40 and abs(field["height"] - button["height"]) <= 4
+    screen.locator("#settings-button").click()
+    expect(screen.locator("#settings")).to_contain_text("Kept with your games on this site")
+    expect(screen.locator("#settings")).not_to_contain_text("Kept in this browser.")
