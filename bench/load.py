@@ -61,7 +61,12 @@ def _tree(roots: list[int]) -> list[int]:
 
 
 #: Which tier a process belongs to, by its command line.
-TIERS = (("redis-server", "redis"), ("postgres", "database"), ("webapp.jobs.worker", "workers"))
+TIERS = (
+    ("redis-server", "redis"),
+    ("postgres", "database"),
+    ("webapp.jobs.worker", "workers"),
+    ("rq:worker", "workers"),  # a running worker, as RQ names it where setproctitle is installed
+)
 
 
 def cpu_seconds(roots: list[int]) -> dict[str, float]:

@@ -339,7 +339,8 @@ def test_the_cluster_command_serves_and_ctrl_c_stops_everything(tmp_path):
         assert 'data-moves="1"' in visitor.move(_At(port), "d")
         # A solver worker that dies is started again, as systemd would.
         worker = subprocess.run(
-            ["pgrep", "-P", str(cluster.pid), "-f", "webapp.jobs.worker"],
+            # (RQ names a running worker "rq:worker:…" where setproctitle is installed.)
+            ["pgrep", "-P", str(cluster.pid), "-f", "webapp.jobs.worker|rq:worker"],
             capture_output=True,
             text=True,
         ).stdout.split()[0]

@@ -14,7 +14,7 @@ from webapp.solving import check_solution, solve
 
 MICROBAN = GAME.parse((LEVELS / "sokoban" / "microban.xsb").read_text())
 XSOKOBAN = GAME.parse((LEVELS / "sokoban" / "xsokoban.xsb").read_text())
-LIMITS = Limits(seconds=60, nodes=None, memory_mb=1024)
+LIMITS = Limits(seconds=60, nodes=None, memory_mb=2048)
 
 # Two rooms of open floor joined by a door (row 2, column 4), a box in it.
 TWO_ROOMS = """\
@@ -220,7 +220,7 @@ def replayed(board: Board, boxes: int, pushes: list[int]) -> int:
 
 def test_fess_stops_at_the_node_limit_and_says_where_it_works() -> None:
     level = XSOKOBAN[16 - 1]
-    monitor = Monitor(Limits(seconds=None, nodes=300, memory_mb=1024))
+    monitor = Monitor(Limits(seconds=None, nodes=300, memory_mb=2048))
     result = run_fast(level, GAME.start(level), monitor, (FESS,))
     assert result.status == "node-limit" and 300 <= result.expanded < 300 + fess.PAUSE
     assert monitor.note.startswith("feature search: working in the cell of ")
@@ -241,14 +241,14 @@ def test_fess_stops_when_cancelled() -> None:
         asked.append(1)
         return len(asked) > 20
 
-    monitor = Monitor(Limits(seconds=60, memory_mb=1024), cancelled=cancelled)
+    monitor = Monitor(Limits(seconds=60, memory_mb=2048), cancelled=cancelled)
     assert run_fast(level, GAME.start(level), monitor, (FESS,)).status == "cancelled"
 
 
 def test_a_full_fess_ends_the_solve_alone_and_leaves_the_turns_to_others(monkeypatch) -> None:
     monkeypatch.setattr(fess, "NODE_BYTES", 1 << 40)  # room for the least: 64 positions
     level = XSOKOBAN[16 - 1]
-    limits = Limits(seconds=None, nodes=5_000, memory_mb=1024)
+    limits = Limits(seconds=None, nodes=5_000, memory_mb=2048)
     alone = run_fast(level, GAME.start(level), Monitor(limits), (FESS,))
     assert alone.status == "memory-limit" and alone.expanded <= 64 + fess.PAUSE
     # Beside the forward search, the solve goes on without it, to the node limit.

@@ -89,7 +89,7 @@ def test_a_new_member_solves_through_the_portfolio(probe) -> None:
 
 def test_a_new_member_is_noted_and_reported_beside_the_others(probe) -> None:
     level = XSOKOBAN[10 - 1]
-    monitor = Monitor(Limits(seconds=None, nodes=20_000, memory_mb=256))
+    monitor = Monitor(Limits(seconds=None, nodes=20_000, memory_mb=2048))
     result = run_fast(level, GAME.start(level), monitor, (FORWARD, PROBE))
     assert result.status == "node-limit"
     assert result.extra["probe layers"] >= 2 and "closest forwards" in result.extra
@@ -99,7 +99,7 @@ def test_a_new_member_is_noted_and_reported_beside_the_others(probe) -> None:
 
 def test_a_new_members_share_comes_out_of_the_others_memory(monkeypatch, probe) -> None:
     level = XSOKOBAN[10 - 1]
-    limits = Limits(seconds=None, nodes=100, memory_mb=512)
+    limits = Limits(seconds=None, nodes=100, memory_mb=2048)
     made, _ = recorded_searches(monkeypatch)
     run_fast(level, GAME.start(level), Monitor(limits), (FORWARD,))
     run_fast(level, GAME.start(level), Monitor(limits), (FORWARD, PROBE))
