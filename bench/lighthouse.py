@@ -31,27 +31,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.conftest import serving  # noqa: E402 - the same server the tests start
+from tests.test_browser_axe import PAGES  # noqa: E402 - the pages axe checks in the suite
 
 HERE = Path(__file__).resolve().parent
 TOOL = HERE / ".tools" / "node_modules" / ".bin" / "lighthouse"
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
-PAGES = {
-    "home": "/",
-    "game": "/sokoban/",
-    "collection": "/sokoban/microban/",
-    "sokoban level": "/sokoban/microban/1",
-    "sliding level": "/sliding/fifteen/1",
-    "vexed level": "/vexed/childrens-pack/1",
-    "blocks level": "/blocks/classics/1",
-    "sokoban editor": "/sokoban/edit",
-    "sliding editor": "/sliding/edit",
-    "vexed editor": "/vexed/edit",
-    "blocks editor": "/blocks/edit",
-    "daily": "/daily",
-    "settings": "/settings",
-    "replay link": "/sokoban/microban/1?moves=rl",
-    "error page": "/sokoban/microban/9999",
-}
 
 
 #: Lighthouse audits no page answered with an error status: the error page is audited through

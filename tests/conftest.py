@@ -260,6 +260,24 @@ def recorder(setup: str) -> str:
     )
 
 
+def pinch(context, page, x: float, y: float, spreads: tuple[int, ...]) -> None:
+    """Two fingers on the screen at (``x``, ``y``), moved apart through ``spreads`` (the
+    half-distance between them, in pixels), then lifted: a pinch that zooms in."""
+    cdp = context.new_cdp_session(page)
+
+    def touch(kind: str, spread: int) -> None:
+        points = [{"x": x - spread, "y": y, "id": 1}, {"x": x + spread, "y": y, "id": 2}]
+        cdp.send(
+            "Input.dispatchTouchEvent",
+            {"type": kind, "touchPoints": points if kind != "touchEnd" else []},
+        )
+
+    touch("touchStart", spreads[0])
+    for spread in spreads[1:]:
+        touch("touchMove", spread)
+    touch("touchEnd", spreads[-1])
+
+
 @contextmanager
 def serving(folder: Path, **settings: str) -> Iterator[Server]:
     """The app served from an instance folder in ``folder``, with these settings, stopped on

@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import LEVELS, recorder, wait_in_page
+from tests.conftest import LEVELS, pinch, recorder, wait_in_page
 from webapp.games import get
 
 pytestmark = pytest.mark.browser
@@ -257,23 +257,11 @@ def test_two_fingers_zoom_a_big_board_on_a_phone_and_the_page_does_not_scroll(br
     page = context.new_page()
     try:
         page.goto(live_server.url + "/sokoban/microban2/135")
-        cdp = context.new_cdp_session(page)
         before = page.locator("#play .board .cell").first.bounding_box()["width"]
         box = page.locator("#play .board").bounding_box()
         x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
         scrolled = page.evaluate("window.scrollY")
-
-        def touch(kind, spread):
-            points = [{"x": x - spread, "y": y, "id": 1}, {"x": x + spread, "y": y, "id": 2}]
-            cdp.send(
-                "Input.dispatchTouchEvent",
-                {"type": kind, "touchPoints": points if kind != "touchEnd" else []},
-            )
-
-        touch("touchStart", 20)
-        for spread in (40, 60, 80, 100):
-            touch("touchMove", spread)
-        touch("touchEnd", 100)
+        pinch(context, page, x, y, (20, 40, 60, 80, 100))
         after = page.locator("#play .board .cell").first.bounding_box()["width"]
         assert after >= before * 3
         assert page.evaluate("window.scrollY") == scrolled

@@ -9,6 +9,8 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
+from tests.conftest import pinch
+
 pytestmark = pytest.mark.browser
 
 SIZES = {
@@ -112,7 +114,6 @@ def test_a_zoomed_board_follows_the_player(browser, live_server):
     page = context.new_page()
     try:
         page.goto(live_server.url + "/sokoban/microban2/135")
-        cdp = context.new_cdp_session(page)
         board = page.locator("#play .board").bounding_box()
         player = page.locator("#play .board .player").bounding_box()
         # Two fingers spread at the board's corner farthest from the player.
@@ -123,17 +124,7 @@ def test_a_zoomed_board_follows_the_player(browser, live_server):
             board["height"] - 30 if player["y"] < board["y"] + board["height"] / 2 else 30
         )
 
-        def touch(kind: str, spread: int) -> None:
-            points = [{"x": x - spread, "y": y, "id": 1}, {"x": x + spread, "y": y, "id": 2}]
-            cdp.send(
-                "Input.dispatchTouchEvent",
-                {"type": kind, "touchPoints": points if kind != "touchEnd" else []},
-            )
-
-        touch("touchStart", 10)
-        for spread in (20, 30, 40, 50):
-            touch("touchMove", spread)
-        touch("touchEnd", 50)
+        pinch(context, page, x, y, (10, 20, 30, 40, 50))
         expect(page.locator("#play .board-frame.zoomed")).to_have_count(1)
 
         in_view = """() => {
