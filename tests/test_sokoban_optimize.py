@@ -312,7 +312,9 @@ def test_the_near_search_takes_a_way_cheaper_only_in_its_walks(monkeypatch) -> N
     # Offered the longer walk, or the same way again, it keeps what it has and says so.
     for offer, kept in ((pushes, fewer), (fewer, fewer)):
         made.clear()
-        monkeypatch.setattr(Offered, "search", lambda self, most, deadline, nodes: list(offer))
+        monkeypatch.setattr(
+            Offered, "search", lambda self, most, deadline, nodes, offer=offer: list(offer)
+        )
         assert optimizer._near(mine, 1, 4, 10) is False and mine == kept
     monkeypatch.setattr(Offered, "search", lambda self, most, deadline, nodes: None)
     made.clear()
