@@ -86,7 +86,7 @@ MUTANTS ?= 'webapp.solving.*' 'webapp.checking.*' 'webapp.generating.x_generate*
 	'webapp.web.budgets.x_move_bytes*'
 mutate: $(VENV)/.test
 	nice -n 10 $(VENV)/bin/mutmut run --max-children 1 $(MUTANTS)
-	$(VENV)/bin/mutmut results
+	$(PY) bench/mutants.py $(MUTANTS)
 
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check webapp tests bench
