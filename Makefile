@@ -83,10 +83,13 @@ MUTANTS ?= 'webapp.solving.*' 'webapp.checking.*' 'webapp.generating.x_generate*
 	'webapp.games.sokoban.optimize.x__replay*' 'webapp.games.sokoban.optimize.xǁOptimizerǁ_near*' \
 	'webapp.core.records.*' 'webapp.core.ratings.x_update*' 'webapp.core.ratings.x_attempt*' \
 	'webapp.core.ratings.x_predicted*' 'webapp.core.ratings.x__expected*' \
-	'webapp.web.making.x_daily*' 'webapp.web.making.x_streak*' 'webapp.web.making.x_share_text*'
+	'webapp.web.making.x_daily*' 'webapp.web.making.x_streak*' 'webapp.web.making.x_share_text*' \
+	'webapp.web.budgets.x_client_key*' 'webapp.web.budgets.x_address_key*' \
+	'webapp.web.budgets.xǁAllowanceǁ*' 'webapp.web.budgets.x_allow_new_player*' \
+	'webapp.web.budgets.x_move_bytes*'
 mutate: $(VENV)/.test
 	nice -n 10 $(VENV)/bin/mutmut run --max-children 1 $(MUTANTS)
-	$(VENV)/bin/mutmut results
+	$(PY) bench/mutants.py $(MUTANTS)
 
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check webapp tests bench

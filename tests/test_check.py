@@ -11,6 +11,7 @@ import jinja2
 import pytest
 
 from tests.conftest import LEVELS, ROOT
+from tests.optima import proved_optimum
 from tests.tinygame import GAME as HOP
 from webapp import games
 from webapp.checking import Verdict, check
@@ -60,6 +61,7 @@ def test_microban_levels_are_solvable_with_a_proved_shortest_solution(number):
     assert _replays(SOKOBAN, level, verdict)
     assert verdict.expanded > 0
     assert verdict.reason == f"a solution of {verdict.length} pushes, proved shortest"
+    assert verdict.length == proved_optimum(SOKOBAN, level, "pushes")  # by another search
 
 
 @pytest.fixture(scope="module")
@@ -179,6 +181,7 @@ def test_check_command_prints_a_verdict_per_level_and_names_the_broken_one(tmp_p
     assert all(fields <= set(out) for out in lines)
     solved, invalid, dead = lines
     assert solved["optimal"] and solved["length"] == 8 and solved["errors"] == []
+    assert proved_optimum(SOKOBAN, MICROBAN[0], "pushes") == 8
     assert solved["title"] == "one" and solved["solution"]
     line = text.split("\n").index("#$Q#") + 1
     assert invalid["errors"] == [

@@ -432,7 +432,7 @@ def test_a_queued_solve_whose_token_is_lost_still_runs(cluster):
     ws = waiting.socket(b, job)
     try:
         queue = Queue(QUEUE, connection=connect(cluster.redis.url))
-        assert wait_until(lambda: queue.count == 1, 5)
+        assert wait_until(lambda: queue.count == 1, 30)
         queue.empty()  # the token is lost
         assert wait_until(lambda: queue.count == 1, 5), "the lost token was not made again"
         first, first_job, _ = watched[0]

@@ -104,7 +104,7 @@ def test_past_its_time_the_pushes_are_kept_and_the_walks_made_shortest() -> None
 def test_moves_that_do_not_solve_the_level_are_refused() -> None:
     with pytest.raises(ValueError, match="^the moves end on a board that is not solved$"):
         improve(GAME, LEVEL, list(SOLUTION[:-1]), "moves", seconds=1)
-    with pytest.raises(ValueError, match="not allowed"):
+    with pytest.raises(ValueError, match=r"^move 1 \(d\) is not allowed: "):
         improve(GAME, LEVEL, ["d", *SOLUTION], "moves", seconds=1)
 
 
@@ -326,3 +326,13 @@ def test_the_near_search_takes_a_way_cheaper_only_in_its_walks(monkeypatch) -> N
     (window,) = made
     assert isinstance(window.near, optimize.Nearness)
     assert (window.near.count, window.near.span) == (1, 10)
+
+
+def test_pushes_from_the_searches_that_do_not_replay_are_refused_not_returned(monkeypatch):
+    # The searches' pushes are replayed through the rules before anything is returned.
+    board, start = Board(LEVEL), GAME.start(LEVEL)
+    pushes = pushes_of(board, start, list(SOLUTION))
+    assert pushes is not None
+    monkeypatch.setattr(optimize.Optimizer, "run", lambda self, given: (pushes[:-1], True))
+    with pytest.raises(RuntimeError, match="^the optimized solution does not replay: the moves"):
+        improve(GAME, LEVEL, list(SOLUTION), "moves", seconds=5)
