@@ -735,3 +735,27 @@ def test_a_page_without_a_players_cookie_is_anonymous_reading(tmp_path):
     assert turn is not None and turn.reading and gate.slots.reading_busy == 1
     turn.end()
     assert gate.slots.reading_busy == 0
+
+
+def test_the_editors_looks_verdicts_and_shuffles_have_their_budgets(tmp_path):
+    """Deleting the editor's look, verdict or shuffle limit changed no test: each is spent
+    by its own route, and past it the client is told to wait."""
+    app = app_with(
+        tmp_path,
+        BUDGET_EDIT_LOOKS="2 per minute",
+        BUDGET_EDIT_VERDICTS="2 per minute",
+        BUDGET_EDIT_SHUFFLES="1 per minute",
+    )
+    client, token = fresh(app)
+    headers = {"X-CSRF-Token": token, "HX-Request": "true"}
+    unread = {"draft": "not a draft"}  # refused before any search: the budget is still spent
+    for route, allowed, told in (
+        ("look", 2, "checking a lot just now"),
+        ("verdict", 2, "checked many drafts lately"),
+        ("shuffle", 1, "shuffled many boards lately"),
+    ):
+        for _ in range(allowed):
+            answer = client.post(f"/sliding/edit/{route}", data=unread, headers=headers)
+            assert answer.status_code == 400, answer.text
+        refused = client.post(f"/sliding/edit/{route}", data=unread, headers=headers)
+        assert refused.status_code == 429 and told in refused.text, (route, refused.text)
