@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from webapp.search import Limits, Monitor, SearchProblem, astar, best_first, bfs, idastar
+from webapp.search import Limits, Monitor, SearchProblem, Stop, astar, best_first, bfs, idastar
 
 
 class Grid(SearchProblem[tuple[int, int]]):
@@ -144,3 +144,18 @@ def test_a_stopped_search_reports_the_closest_position_it_met():
         )
         assert last.closest_h < start_h  # nearer the goal than where it began
         assert sorted(last.closest) == list(range(16))  # a real board
+
+
+def test_the_memory_limit_counts_what_the_search_takes_not_what_its_process_held():
+    """A check run in a long-lived process (a test worker holding a gigabyte) was stopped at
+    once by a 1,024 MB limit, having taken nothing: the limit is the search's own."""
+    held = bytearray(300 * 2**20)  # the process holds 300 MB before the search begins
+    held[::4096] = b"x" * len(held[::4096])  # touched: resident
+    monitor = Monitor(Limits(seconds=None, nodes=None, memory_mb=200), interval=0.0)
+    monitor.tick(1, 1, 1, 1, force=True)  # 300 MB resident, none of it the search's: goes on
+    taken = bytearray(250 * 2**20)
+    taken[::4096] = b"x" * len(taken[::4096])
+    with pytest.raises(Stop) as stopped:
+        monitor.tick(2, 2, 2, 2, force=True)
+    assert stopped.value.reason == "memory-limit"
+    del held, taken

@@ -19,7 +19,10 @@ Action = tuple[str, ...]
 
 @dataclass(frozen=True)
 class Limits:
-    """When a search gives up: wall-clock seconds, expanded states, resident memory."""
+    """When a search gives up: wall-clock seconds, expanded states, and the resident memory
+    the search itself has taken (beyond what its process held when it began: a solver
+    child's interpreter and libraries, or all a long-lived caller holds, are not its own;
+    the child's address-space cap, webapp/jobs/child.py, adds room for them)."""
 
     seconds: float | None = 60.0
     nodes: int | None = 100_000_000
@@ -133,6 +136,8 @@ class Monitor:
         self.cancelled = cancelled
         self.interval = interval
         self.started = time.monotonic()
+        #: What the process held before the search: the memory limit counts what is added.
+        self._rss_before = _rss_mb() if self.limits.memory_mb is not None else 0.0
         self._last_report = 0.0
         self.expanded = 0
         self.generated = 0
@@ -175,7 +180,7 @@ class Monitor:
         if limits.nodes is not None and expanded >= limits.nodes:
             raise Stop("node-limit")
         if force or now - self._last_report >= self.interval:
-            if limits.memory_mb is not None and _rss_mb() > limits.memory_mb:
+            if limits.memory_mb is not None and _rss_mb() - self._rss_before > limits.memory_mb:
                 raise Stop("memory-limit")
             if self.on_progress is not None:
                 self.report(sample() if sample is not None else None)
