@@ -233,17 +233,7 @@ def _run(client: redis.Redis, job_id: str) -> str:
         return _run_call(client, job_id, record)
     request: Request = pickle.loads(record[b"request"])
     keep = float(record.get(b"keep", b"1800"))
-    stop = threading.Event()
-
-    def heartbeat() -> None:
-        while not stop.is_set():
-            try:
-                client.set(_key(job_id, "alive"), "1", px=int(HEARTBEAT_TTL * 1000))
-            except redis.RedisError:
-                pass
-            stop.wait(HEARTBEAT)
-
-    threading.Thread(target=heartbeat, daemon=True).start()
+    stop = _beating(client, job_id)
     confine(request.limits.memory_mb or 2048)
     checked = [0.0, False]
 
@@ -287,11 +277,9 @@ def _run(client: redis.Redis, job_id: str) -> str:
     return result.status
 
 
-def _run_call(client: redis.Redis, job_id: str, record: dict[bytes, bytes]) -> str:
-    """Run a client's call that took its turn in a line (``RedisRunner._call``): its answer
-    (or error) in the record, for the web process that waits on it."""
-    target, args, memory_mb = pickle.loads(record[b"call"])
-    keep = float(record.get(b"keep", b"300"))
+def _beating(client: redis.Redis, job_id: str) -> threading.Event:
+    """Say the job is alive every HEARTBEAT seconds, from a thread of its own, until the
+    event returned is set (a dead horse's key then expires and the job is reaped)."""
     stop = threading.Event()
 
     def heartbeat() -> None:
@@ -303,6 +291,15 @@ def _run_call(client: redis.Redis, job_id: str, record: dict[bytes, bytes]) -> s
             stop.wait(HEARTBEAT)
 
     threading.Thread(target=heartbeat, daemon=True).start()
+    return stop
+
+
+def _run_call(client: redis.Redis, job_id: str, record: dict[bytes, bytes]) -> str:
+    """Run a client's call that took its turn in a line (``RedisRunner._call``): its answer
+    (or error) in the record, for the web process that waits on it."""
+    target, args, memory_mb = pickle.loads(record[b"call"])
+    keep = float(record.get(b"keep", b"300"))
+    stop = _beating(client, job_id)
     confine(memory_mb)
     try:
         answer = ("ok", target(*args))

@@ -195,6 +195,17 @@ def read_level_file(name: str) -> str:
         raise UsageError(f"cannot read {name}: it is not UTF-8 text ({exc})") from None
 
 
+def read_one_level(game: games.Game, name: str, number: int) -> Any:
+    """Level ``number`` (from 1) of the file ``name``; UsageError naming what is wrong."""
+    try:
+        levels = game.parse(read_level_file(name))
+    except LevelError as exc:
+        raise UsageError(f"{name}: {exc}") from None
+    if not 1 <= number <= len(levels):
+        raise UsageError(f"--level {number}: the file has levels 1 to {len(levels)}")
+    return levels[number - 1]
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     game = _game(args.game)
     if args.algorithm is not None and args.algorithm not in game.algorithms():
@@ -246,14 +257,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
         raise UsageError(f"--steps must be from 1 to {MAX_TRACE_STEPS:,}")
     if args.level <= 0:
         raise UsageError("--level counts from 1")
-    text = read_level_file(args.file)
-    try:
-        levels = game.parse(text)
-    except LevelError as exc:
-        raise UsageError(f"{args.file}: {exc}") from None
-    if not 1 <= args.level <= len(levels):
-        raise UsageError(f"--level {args.level}: the file has levels 1 to {len(levels)}")
-    level = levels[args.level - 1]
+    level = read_one_level(game, args.file, args.level)
 
     def out(expansion: dict[str, Any]) -> None:
         print(json.dumps(expansion, ensure_ascii=False), flush=True)
@@ -358,14 +362,7 @@ def cmd_improve(args: argparse.Namespace) -> int:
         raise UsageError(f"--metric is one of {', '.join(metrics)}")
     seconds = args.time_limit
     check_seconds(seconds)
-    text = read_level_file(args.file)
-    try:
-        levels = game.parse(text)
-    except LevelError as exc:
-        raise UsageError(f"{args.file}: {exc}") from None
-    if not 1 <= args.level <= len(levels):
-        raise UsageError(f"--level {args.level}: the file has levels 1 to {len(levels)}")
-    level = levels[args.level - 1]
+    level = read_one_level(game, args.file, args.level)
     try:
         moves = game.split_moves(args.solution)
     except MoveError as exc:

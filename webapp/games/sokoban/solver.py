@@ -913,22 +913,6 @@ class PythonBackward(Member):
 
 
 #: The member class that runs each kind of search (``Setting.kind``): one line each.
-MEMBERS: dict[str, type[Member]] = {
-    Kind.FORWARD: Forward,
-    Kind.BACKWARD: Backward,
-    Kind.OPEN_FLOOR: OpenFloor,
-    Kind.PLAN: Planned,
-    Kind.AIMED: Aimed,
-    Kind.CPYTHON_FORWARD: PythonForward,
-    Kind.CPYTHON_BACKWARD: PythonBackward,
-    "fess": Fess,
-}
-
-#: FESS as a setting of the portfolio (``MEMBERS["fess"]``).
-FESS = Setting("fess")
-
-
-#: The member class that runs each kind of search (``Setting.kind``): one line each.
 MEMBERS: dict[Kind | str, type[Member]] = {
     Kind.FORWARD: Forward,
     Kind.BACKWARD: Backward,
