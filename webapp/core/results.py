@@ -3,7 +3,8 @@ policy for the win's sentence, the records, the collection pages and "a level fo
 
 The order of what is known, best first: a made level's own optimum (proved, or the best its
 maker found); the optimum the level's own text gives (``Game.known_optimum``); a proved
-optimum the app ships (``catalog``); a published par; the best any other player has done.
+optimum the app ships (``catalog``); the optimum the level's record gives in one of its counts
+(``Game.recorded_optimum``); a published par; the best any other player has done.
 A level with none of these is placed by the game's own quick estimate (``Game.estimate``, a
 solver's lower bound at the start) until players rate it.
 """
@@ -31,6 +32,9 @@ def benchmark(
     proved = game.known_optimum(level) or catalog.known_optimum(game, level)
     if proved is not None:
         return Benchmark(proved, first, True)
+    recorded = game.recorded_optimum(level)
+    if recorded is not None:  # e.g. a Klotski classic's path moves: known before anyone plays
+        return Benchmark(recorded[0], recorded[1], True)
     par = game.par(level)
     if par is not None:
         return Benchmark(par, first, False)

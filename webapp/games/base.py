@@ -445,6 +445,13 @@ class Game(ABC, Generic[Level, State]):
         end a row with it), which ``solve`` echoes as ``known_optimal``. None by default."""
         return None
 
+    def recorded_optimum(self, level: Level) -> tuple[int, str] | None:
+        """The fewest moves the level's own record proves in one of ``counters``, and that
+        count's name: a win is measured against it (webapp/core/results.py). Unlike
+        ``known_optimum`` it is not echoed by ``solve``, whose output is fixed. None by
+        default."""
+        return None
+
     def frames(self, level: Level, state: State, move: str) -> list[State]:
         """The positions a move passes through before it comes to rest, in order, for the
         page to animate; not the resting position itself. None by default."""

@@ -99,6 +99,12 @@ class Blocks(Game[Level, Position]):
         """The fewest path moves, where the level's record gives it (the classics do)."""
         return level.number("moves_path")
 
+    def recorded_optimum(self, level: Level) -> tuple[int, str] | None:
+        """The fewest path moves a record gives (the classics': a Klotski layout is known by
+        its path moves, the count a made level is measured in too)."""
+        fewest = level.number("moves_path")
+        return (fewest, "path_moves") if fewest is not None else None
+
     def parse(self, text: str) -> list[Level]:
         return parse_collection(text)
 
