@@ -261,6 +261,11 @@ def _act(found: Found) -> Response | str:
         board += render_template(
             "partials/records.html", game=found.game, oob=True, **level_standing(found)
         )
+        made = made_context(found.game, found.ref)
+        if made.get("daily"):  # the daily's note tells how short it can be, now it is solved
+            board += render_template(
+                "partials/made.html", game=found.game, play=play, oob=True, **made
+            )
     return board
 
 
