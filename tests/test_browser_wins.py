@@ -9,9 +9,11 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
 from tests.conftest import serving
+from tests.test_browser_axe import violations
 from webapp.core import catalog
 from webapp.games import get
 from webapp.games.blocks import parse_move
@@ -86,6 +88,7 @@ def test_a_klotski_classic_compares_with_its_optimum_on_a_fresh_site(screen, tmp
             expect(screen.locator("#count-steps")).to_have_text(str(done))
             state = game.apply(level, state, token)
         said = said_after_the_win(screen)
+        assert violations(Axe(), screen) == []
     assert said.startswith("Solved! 34 path moves, the best possible. 49 steps, 40 line moves.")
 
 
