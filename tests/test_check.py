@@ -15,10 +15,10 @@ from tests.optima import proved_optimum
 from tests.tinygame import GAME as HOP
 from webapp import games
 from webapp.checking import Verdict, check
+from webapp.games.solving import check_solution
 from webapp.games.vexed.level import Level as VexedLevel
 from webapp.games.vexed.rules import Board
 from webapp.ops import cli
-from webapp.solving import check_solution
 
 SOKOBAN = games.get("sokoban")
 VEXED = games.get("vexed")

@@ -15,7 +15,7 @@ from tests.tinygame import GAME as HOP
 from webapp import create_app, games
 from webapp.core import catalog
 from webapp.games.base import Draft
-from webapp.solving import check_solution, solve
+from webapp.games.solving import check_solution, solve
 from webapp.web.solvers import get_runner
 
 GAMES = [games.get(name) for name in ("sokoban", "sliding", "vexed", "blocks")] + [HOP]

@@ -198,8 +198,8 @@ def test_an_answer_names_its_request_and_an_overtaken_one_is_not_played(client, 
 
 def test_playback_counts_in_the_figure_the_solver_optimised(app, client):
     from webapp.games.blocks import GAME
+    from webapp.games.solving import solve
     from webapp.jobs.base import Job, Request
-    from webapp.solving import solve
     from webapp.web.solvers import get_runner
     from webapp.web.watch import playback_of
 
@@ -336,8 +336,8 @@ def stopped_search(app, client, game, path: str, level, algorithm: str, nodes: i
     """A real search stopped by its node limit, as the page's job: its last progress holds
     the closest position it met (where it keeps one) and the moves there (where it keeps
     them)."""
+    from webapp.games.solving import solve
     from webapp.jobs.base import Job, Request
-    from webapp.solving import solve
     from webapp.web.levels import find_level
     from webapp.web.solvers import get_runner
 

@@ -10,8 +10,8 @@ import pytest
 
 from tests.conftest import LEVELS, Player
 from webapp import games
+from webapp.games.solving import solve
 from webapp.search import Limits, Progress
-from webapp.solving import solve
 
 #: The words of the search engine that a player never reads in the panel (the step-through
 #: view defines the textbook ones where they appear).

@@ -1,4 +1,4 @@
-"""The one door to every solver (webapp/solving.py): a solution is shown only when it replays
+"""The one door to every solver (webapp/games/solving.py): a solution is shown only when it replays
 through the game's own rules, whatever the solver behind it claims. Proved here with solvers
 that lie, on Hop (tests/tinygame), where every answer can be worked out by hand."""
 
@@ -10,8 +10,8 @@ from tests.tinygame import Hop
 from webapp import games
 from webapp.checking import MEMORY_MB, NODES, OPTIMAL_SHARE, Verdict, check, searches
 from webapp.games.base import Algorithm
+from webapp.games.solving import check_solution, solve
 from webapp.search import Monitor, Result
-from webapp.solving import check_solution, solve
 
 
 def _claims(moves: list[str], optimal: bool = True) -> Algorithm:

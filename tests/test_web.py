@@ -274,9 +274,9 @@ def test_a_change_during_the_first_snapshot_is_sent_next(app, monkeypatch):
 
 
 def test_a_vexed_par_below_the_shortest_solution_says_so(client, whole_solutions):
+    from webapp.games.solving import solve
     from webapp.games.vexed import GAME
     from webapp.search import Limits
-    from webapp.solving import solve
 
     page = client.get("/vexed/panic-pack/19").text  # Nightmare Castle: par 29, shortest 30
     assert '<b id="par-value">29</b>' in page

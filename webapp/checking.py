@@ -3,7 +3,7 @@ or not), unsolvable (with a proof), or not decided within the time allowed.
 
 Never a false verdict: "unsolvable" comes only from a proof (the game's ``unsolvable_reason``,
 or a search that went through every position), "solvable" only with a solution that replays
-through the game's own rules (``webapp.solving.solve`` checks each one). Everything else is
+through the game's own rules (``webapp.games.solving.solve`` checks each one). Everything else is
 "unknown". Like a solve, a check is a search: it runs in a solver child, never in the web
 process.
 """
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webapp.games.base import Game
+from webapp.games.solving import solve
 from webapp.search import Limits, Progress
-from webapp.solving import solve
 
 #: The share of the time the optimal search takes when a faster one can follow it: it
 #: proves the shortest solution on most small levels in well under this, and leaves the

@@ -74,7 +74,7 @@ def run_request(
 ) -> Result:
     """Solve what ``request`` asks; every failure becomes a result the player can read."""
     from webapp import games
-    from webapp.solving import solve
+    from webapp.games.solving import solve
 
     try:
         if request.game_module:

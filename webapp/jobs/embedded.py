@@ -30,7 +30,7 @@ from webapp.search import Progress, Result
 #: What the fork server imports once for all its children: the solvers, and the compiled
 #: kernels made ready (``webapp.jobs.warmed``), so no child spends its first half second or
 #: more importing numba and loading machine code.
-PRELOAD = ["webapp.solving", "webapp.games", "webapp.jobs.warmed"]
+PRELOAD = ["webapp.games.solving", "webapp.games", "webapp.jobs.warmed"]
 #: A child past its time limit that has also been silent this long has stopped answering:
 #: it is stopped. (A child still reporting progress, e.g. while building a table, is not.)
 OVERDUE_GRACE = 10.0

@@ -25,9 +25,9 @@ from typing import Any
 from webapp import games
 from webapp.checking import Verdict, check
 from webapp.games.base import DIFFICULTIES, LevelError, MoveError
+from webapp.games.solving import StepWriter, solve, traceable
 from webapp.generating import SEED, generate
 from webapp.search import Limits
-from webapp.solving import StepWriter, solve, traceable
 
 #: Statuses the CLI contract knows; the engine's others are reported as errors with a reason.
 _CONTRACT_STATUSES = {"solved", "unsolvable", "timeout", "node-limit", "error"}
@@ -243,7 +243,7 @@ MAX_TRACE_STEPS = 1_000_000
 
 def cmd_trace(args: argparse.Namespace) -> int:
     """The search's expansions in order, one JSON object a line, as they are made: the same
-    search ``solve`` runs with that algorithm, told to a tracer (webapp/solving.py)."""
+    search ``solve`` runs with that algorithm, told to a tracer (webapp/games/solving.py)."""
     game = _game(args.game)
     stepping = traceable(game)
     if not stepping:

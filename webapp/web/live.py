@@ -25,8 +25,8 @@ from webapp.core.play import Play
 from webapp.core.playback import Playback
 from webapp.core.text import MAX_JSON_DEPTH, json_depth
 from webapp.games.base import LevelError, MoveError
+from webapp.games.solving import check_solution
 from webapp.jobs.base import Busy, Job
-from webapp.solving import check_solution
 from webapp.web.budgets import client_key, socket_turn, spends, waiting_elsewhere
 from webapp.web.levels import (
     Found,
