@@ -86,6 +86,18 @@ def test_a_rule_that_proves_a_level_impossible_gives_the_verdict_at_once(client)
     assert "Unsolvable" in lone["verdict"] and "only one block" in lone["verdict"]
 
 
+def test_the_verdict_on_a_level_its_rules_prove_impossible_says_unsolvable(client):
+    """The verdict route reads such a draft as the look does: unsolvable, with its square,
+    not "not a level yet" (it once answered "invalid" for every LevelError)."""
+    headers = editor(client, "vexed")
+    lone = verdict_of(client, headers, ["######", "#____#", "#a_ab#", "######"], "vexed")
+    assert lone["status"] == "unsolvable" and lone["squares"] == [[2, 4]]
+    assert "Unsolvable</strong>: colour &#39;b&#39; has only one block" in lone["html"]
+    assert lone["solution"] == ""
+    broken = verdict_of(client, headers, ["######", "#____#", "#____#", "######"], "vexed")
+    assert broken["status"] == "invalid" and "no blocks" in broken["html"]
+
+
 @pytest.mark.parametrize(
     ("draft", "message"),
     [

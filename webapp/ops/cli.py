@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from webapp import games
-from webapp.checking import Verdict, check
+from webapp.checking import Status, Verdict, check
 from webapp.games.base import DIFFICULTIES, LevelError, MoveError
 from webapp.games.solving import StepWriter, solve, traceable
 from webapp.generating import SEED, generate
@@ -316,7 +316,8 @@ def check_record(
     """The JSON object of one checked level, as docs/cli.md spells it."""
     if isinstance(level, LevelError):
         default = game.algorithms().get(game.default_algorithm)
-        verdict = Verdict("invalid", level.message, metric=default.metric if default else "moves")
+        metric = default.metric if default else "moves"
+        verdict = Verdict(Status.INVALID, level.message, metric=metric)
         title = ""
         errors = [{"line": level.line, "column": level.column, "message": level.message}]
     else:
