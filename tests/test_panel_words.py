@@ -78,7 +78,12 @@ def done_job(app, client, path: str, game: str, work: Work, result):
         _, collection, ident = path.strip("/").split("/")
         board = find_level(game, collection, ident).board_key
     request = Request(game, "", work, Limits(), player_of(client), board)
-    job = Job(id=f"{game}-{type(work).__name__}", request=request, state="done", result=result)
+    job = Job(
+        id=f"{game}-{request.algorithm or type(work).__name__}",
+        request=request,
+        state="done",
+        result=result,
+    )
     with app.app_context():
         get_runner().jobs[job.id] = job
     return job

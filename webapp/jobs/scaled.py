@@ -7,7 +7,7 @@ admission rules and the same order of turns, kept in Redis so every web process 
 - A solve's record is one Redis hash (state, progress, result, version); each web process
   mirrors the solves its pages look at in ``Job`` handles (one thread polls their versions),
   so any web process streams any solve.
-- The queue is fair: each client has a line per pool (``line:<kind>:<client>``), and a worker
+- The queue is fair: each client has a line per pool (``line:<pool>:<client>``), and a worker
   that is free takes the next solve by ``_TAKE``, in turns across clients (the one served
   longest ago first), as ``base.fair_order`` orders them for the queue positions pages show.
   RQ carries only tokens (``run_next``), one per queued solve: whichever worker takes a token
