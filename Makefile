@@ -78,7 +78,7 @@ test: system-packages $(VENV)/.test warm
 # equivalent in bench/RESULTS.md. MUTANTS picks functions by name (module.x_function*,
 # module.xǁClassǁmethod*); one worker at low priority, so it leaves a core to everyone else.
 # The mutants stay in mutants/ for `.venv/bin/mutmut show NAME` and `mutmut browse`.
-MUTANTS ?= 'webapp.solving.*' 'webapp.checking.*' 'webapp.generating.x_generate*' \
+MUTANTS ?= 'webapp.games.solving.*' 'webapp.checking.*' 'webapp.generating.x_generate*' \
 	'webapp.generating.x_title_of*' 'webapp.games.sokoban.optimize.x_improve*' \
 	'webapp.games.sokoban.optimize.x__replay*' 'webapp.games.sokoban.optimize.xǁOptimizerǁ_near*' \
 	'webapp.core.records.*' 'webapp.core.ratings.x_update*' 'webapp.core.ratings.x_attempt*' \

@@ -2,7 +2,7 @@
 
     python bench/blocks.py [--time-limit S] [--levels 1-3,5] [--file PATH]
 
-Every chosen layout is solved in all three conventions through webapp.solving.solve (found
+Every chosen layout is solved in all three conventions through webapp.games.solving.solve (found
 against the file's moves_unit / moves_line / moves_path), then its distance tables are built.
 Caches are cleared before each measurement, so every time includes building the move tables.
 Times are wall-clock seconds (as the solver reports them) and CPU seconds of this process.
@@ -20,8 +20,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from webapp.games.blocks import GAME, solver  # noqa: E402
+from webapp.games.solving import solve  # noqa: E402
 from webapp.search import Limits  # noqa: E402
-from webapp.solving import solve  # noqa: E402
 
 CLASSICS = REPO / "levels" / "blocks" / "classics.txt"
 #: algorithm -> (metric, the field of the layout holding the known optimum)

@@ -23,9 +23,9 @@ sys.path.insert(0, str(ROOT))
 
 from webapp import games  # noqa: E402
 from webapp.games.base import DIFFICULTIES  # noqa: E402
+from webapp.games.solving import solve  # noqa: E402
 from webapp.generating import generate  # noqa: E402
 from webapp.search import Limits  # noqa: E402
-from webapp.solving import solve  # noqa: E402
 
 LEVELS = ROOT / "levels"
 

@@ -25,8 +25,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from webapp.games.sokoban import GAME  # noqa: E402
+from webapp.games.solving import check_solution, solve  # noqa: E402
 from webapp.search import Limits  # noqa: E402
-from webapp.solving import check_solution, solve  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sokoban import run_peer  # noqa: E402

@@ -5,7 +5,7 @@ the tests fail is killed; one that made them run past mutmut's time limit counts
 too (the tests noticed: they hung); one with no test calling its function is "no tests",
 counted against the score like a survivor.
 
-    .venv/bin/python bench/mutants.py ['webapp.solving.*' ...]   # MUTANTS's patterns
+    .venv/bin/python bench/mutants.py ['webapp.games.solving.*' ...]   # MUTANTS's patterns
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
     python bench/sliding.py --set korf24 --algorithm fast --instances 1-10
     python bench/sliding.py --set eight --algorithm idastar
 
-Every solve goes through webapp.solving.solve, so each solution is replayed and checked.
+Every solve goes through webapp.games.solving.solve, so each solution is replayed and checked.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from webapp.games.sliding import GAME, shuffle  # noqa: E402
 from webapp.games.sliding.level import Level  # noqa: E402
+from webapp.games.solving import solve  # noqa: E402
 from webapp.search import Limits  # noqa: E402
-from webapp.solving import solve  # noqa: E402
 
 #: Korf's instances, shipped with the tests (tests/data/SOURCES.md).
 BENCHMARKS = Path(__file__).resolve().parents[1] / "tests" / "data"

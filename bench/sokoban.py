@@ -33,9 +33,9 @@ from webapp.games.sokoban import GAME, solver  # noqa: E402
 from webapp.games.sokoban.board import Board  # noqa: E402
 from webapp.games.sokoban.level import Level  # noqa: E402
 from webapp.games.sokoban.solver import LowerBound  # noqa: E402
+from webapp.games.solving import check_solution, solve  # noqa: E402
 from webapp.search import Limits, Progress  # noqa: E402
 from webapp.search.engine import _rss_mb  # noqa: E402
-from webapp.solving import check_solution, solve  # noqa: E402
 
 BENCHMARKS = REPO / "levels" / "sokoban"
 SETS = {"microban": "microban.xsb", "microban2": "microban2.xsb", "xsokoban": "xsokoban.xsb"}

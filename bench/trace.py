@@ -5,7 +5,7 @@ tracer that does nothing (the hook's own cost when used).
     python bench/trace.py [--repeat N] [--nodes N]
 
 Each search runs to a fixed number of expansions (``Limits.nodes``), or to the end of the
-level where it finishes sooner (sliding blocks), through webapp.solving.solve; the best of
+level where it finishes sooner (sliding blocks), through webapp.games.solving.solve; the best of
 ``--repeat`` runs is printed, per second of the process's own CPU time (a shared machine's
 other work counts less than in wall-clock time).
 """
@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from webapp import games  # noqa: E402
+from webapp.games.solving import solve  # noqa: E402
 from webapp.search import Limits  # noqa: E402
-from webapp.solving import solve  # noqa: E402
 
 #: (game, level file, level, algorithm): levels that keep these searches busy.
 CASES = [

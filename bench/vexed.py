@@ -6,7 +6,7 @@
 
 The limits default to the solver's own (``Limits``): the table of record uses those.
 
-Every solve goes through webapp.solving.solve, so every solution is replayed by the rules.
+Every solve goes through webapp.games.solving.solve, so every solution is replayed by the rules.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from webapp.games.solving import solve  # noqa: E402
 from webapp.games.vexed import GAME  # noqa: E402
 from webapp.search import Limits  # noqa: E402
-from webapp.solving import solve  # noqa: E402
 
 LEVELS = ROOT / "levels" / "vexed"
 DARK_LORD = ("32_variety_25_pack.txt", 48)

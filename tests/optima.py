@@ -1,5 +1,5 @@
 """An optimum a test pins, proved again by an optimal search of the game's own, through the
-one door (webapp/solving.py, so the solution found replays): a figure on a page is checked
+one door (webapp/games/solving.py, so the solution found replays): a figure on a page is checked
 against the search, not only against the generator or the page that printed it."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.games.base import Game
+from webapp.games.solving import solve
 from webapp.search import Limits
-from webapp.solving import solve
 
 #: The optimal search that proves a metric in each game: where it can, another search than
 #: the one that made the figure (a generated Sokoban level's "fewest pushes" comes from

@@ -175,8 +175,8 @@ def test_no_shared_file_names_a_game():
 
 #: The tiers by folder, highest first: a module imports only from its own tier or below.
 #: Operations run the app; the web tier is Flask's; core, jobs and storage are Flask-free
-#: services; the games, the generic search, the one door to the solvers and the generator
-#: driver are at the bottom.
+#: services; the games (with the one door to their solvers), the editor's verdict and the
+#: generator driver below them; the generic search the games are built on at the bottom.
 TIERS = {
     "webapp.__main__": 4,
     "webapp.ops": 4,
@@ -185,11 +185,10 @@ TIERS = {
     "webapp.core": 2,
     "webapp.jobs": 2,
     "webapp.storage": 2,
-    "webapp.solving": 1,
     "webapp.generating": 1,
     "webapp.checking": 1,
     "webapp.games": 1,
-    "webapp.search": 1,
+    "webapp.search": 0,
 }
 #: What only the web tier may import.
 WEB_LIBRARIES = ("flask", "flask_sock", "flask_limiter", "werkzeug", "jinja2")
@@ -216,6 +215,38 @@ def upward(graph: dict[str, set[str]]) -> list[str]:
 
 def test_imports_run_down_the_tiers():
     assert upward(import_graph()) == []
+
+
+def outside_the_games(graph: dict[str, set[str]]) -> list[str]:
+    """Imports of a module under webapp/games of any project module but the games' own and
+    the generic search they are built on (the standard library and third-party packages are
+    not in the graph)."""
+    return [
+        f"{source} imports {target}"
+        for source, targets in sorted(graph.items())
+        if within(source, "webapp.games")
+        for target in sorted(targets)
+        if not (within(target, "webapp.games") or within(target, "webapp.search"))
+    ]
+
+
+def within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def test_the_games_import_nothing_above_them():
+    """The games stand alone: a game, the one door to its solvers and the games' registry
+    import only each other and the generic search, so any caller may use them."""
+    assert outside_the_games(import_graph()) == []
+
+
+def test_a_game_importing_above_the_games_is_found():
+    graph = {
+        "webapp.games.sokoban.generate": {"webapp.games.solving", "webapp.checking"},
+        "webapp.games.solving": {"webapp.games.base", "webapp.search.engine", "webapp.search"},
+        "webapp.checking": {"webapp.games.solving"},
+    }
+    assert outside_the_games(graph) == ["webapp.games.sokoban.generate imports webapp.checking"]
 
 
 def test_an_import_up_the_tiers_is_found():

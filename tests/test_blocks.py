@@ -17,8 +17,8 @@ from webapp.games.blocks import (
     position_key,
     reachable_cells,
 )
+from webapp.games.solving import solve
 from webapp.search import Limits
-from webapp.solving import solve
 
 CLASSICS = GAME.parse((LEVELS / "blocks" / "classics.txt").read_text(encoding="utf-8"))
 LEVELS_DIR = Path(__file__).resolve().parents[1] / "levels" / "blocks"

@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from tests.conftest import LEVELS
 from webapp.games.blocks import GAME, moves_left, parse_move
+from webapp.games.solving import solve
 from webapp.search import Limits
-from webapp.solving import solve
 
 CLASSICS = GAME.parse((LEVELS / "blocks" / "classics.txt").read_text(encoding="utf-8"))
 OPPOSITE = {"U": "D", "D": "U", "L": "R", "R": "L"}

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from tests.conftest import ROOT
 from webapp.games import get
 from webapp.games.blocks import moves_left
-from webapp.solving import solve
+from webapp.games.solving import solve
 
 pytestmark = pytest.mark.browser
 

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from tests.conftest import ROOT
 from webapp.games import get
-from webapp.solving import solve
+from webapp.games.solving import solve
 
 pytestmark = pytest.mark.browser
 GAME = get("sliding")

@@ -14,11 +14,11 @@ from tests.conftest import LEVELS, ROOT
 from tests.optima import proved_optimum
 from tests.tinygame import GAME as HOP
 from webapp import games
-from webapp.checking import Verdict, check
+from webapp.checking import Status, Verdict, check
+from webapp.games.solving import check_solution
 from webapp.games.vexed.level import Level as VexedLevel
 from webapp.games.vexed.rules import Board
 from webapp.ops import cli
-from webapp.solving import check_solution
 
 SOKOBAN = games.get("sokoban")
 VEXED = games.get("vexed")
@@ -55,7 +55,7 @@ def _replays(game, level, verdict: Verdict) -> bool:
 def test_microban_levels_are_solvable_with_a_proved_shortest_solution(number):
     level = MICROBAN[number - 1]
     verdict = check(SOKOBAN, level, 5)
-    assert verdict.status == "solvable"
+    assert verdict.status is Status.SOLVABLE
     assert verdict.optimal and verdict.metric == "pushes"
     assert verdict.length == SOKOBAN.count(level, list(verdict.solution))["pushes"]
     assert _replays(SOKOBAN, level, verdict)
@@ -74,7 +74,7 @@ def test_a_solution_found_past_the_optimal_search_is_solvable_not_proved(warm):
     # Microban 105: breadth-first does not finish in 0.75 s; the fast search does at once.
     level = MICROBAN[104]
     verdict = check(SOKOBAN, level, 1.5)
-    assert verdict.status == "solvable" and not verdict.optimal
+    assert verdict.status is Status.SOLVABLE and not verdict.optimal
     assert verdict.reason.endswith("found, not proved shortest")
     assert _replays(SOKOBAN, level, verdict)
 
@@ -84,7 +84,7 @@ def test_a_box_in_a_corner_is_unsolvable_with_that_box_named():
     assert (5, 1) in SOKOBAN.dead_squares(level)
     assert (1, 2) not in SOKOBAN.dead_squares(level)  # a goal is never dead
     verdict = check(SOKOBAN, level, 5)
-    assert verdict.status == "unsolvable"
+    assert verdict.status is Status.UNSOLVABLE
     assert verdict.reason == "a box on a square from which no goal can be reached"
     assert verdict.squares == [(5, 1)]
     assert verdict.solution == "" and verdict.length is None
@@ -95,7 +95,7 @@ def test_a_frozen_box_off_goal_is_unsolvable_with_that_box_named():
     level = SOKOBAN.parse(FROZEN)[0]
     assert (1, 4) not in SOKOBAN.dead_squares(level)
     verdict = check(SOKOBAN, level, 5)
-    assert verdict.status == "unsolvable"
+    assert verdict.status is Status.UNSOLVABLE
     assert "never move" in verdict.reason
     assert verdict.squares == [(1, 4)]
 
@@ -125,7 +125,7 @@ def test_the_squares_are_the_boards_data_cells():
 def test_a_vexed_colour_with_one_block_is_unsolvable_with_its_square():
     level = VexedLevel(rows=("#####", "#a_c#", "#aaa#", "#####"))
     verdict = check(VEXED, level, 5)
-    assert verdict.status == "unsolvable"
+    assert verdict.status is Status.UNSOLVABLE
     assert verdict.reason == "the colour square (c) has a single block"
     assert verdict.squares == [(1, 3)]
 
@@ -134,7 +134,7 @@ def test_a_vexed_colour_left_alone_once_the_board_settles_is_unsolvable():
     # The two touching a's vanish before the first move; the third is left alone.
     text = "Vexed level\ntitle: t\n--\n#######\n#aa_a_#\n#######\n"
     verdict = check(VEXED, VEXED.parse(text)[0], 5)
-    assert verdict.status == "unsolvable"
+    assert verdict.status is Status.UNSOLVABLE
     assert "single block" in verdict.reason and "settles" in verdict.reason
     assert verdict.squares == [(1, 4)]
 
@@ -143,7 +143,7 @@ def test_a_hard_level_under_a_tiny_limit_is_unknown_never_a_false_verdict(warm):
     # XSokoban 50: not decided in a second, let alone a tenth of one.
     level = SOKOBAN.parse((LEVELS / "sokoban" / "xsokoban.xsb").read_text())[49]
     verdict = check(SOKOBAN, level, 0.1)
-    assert verdict.status == "unknown" and verdict.expanded > 0
+    assert verdict.status is Status.UNKNOWN and verdict.expanded > 0
     assert verdict.reason == "not decided within 0.1 s"
     assert verdict.solution == "" and not verdict.optimal
     assert verdict.metric == "pushes" and verdict.seconds > 0
@@ -153,7 +153,7 @@ def test_a_cancelled_check_is_unknown():
     level = SOKOBAN.parse((LEVELS / "sokoban" / "xsokoban.xsb").read_text())[0]
     seen = []
     verdict = check(SOKOBAN, level, 30, report=seen.append, cancelled=lambda: bool(seen))
-    assert verdict.status == "unknown" and verdict.reason == "cancelled"
+    assert verdict.status is Status.UNKNOWN and verdict.reason == "cancelled"
     assert verdict.metric == "pushes" and verdict.seconds > 0
     # Stopped at its first look after the cancel: no search reported anything after it.
     assert len(seen) == 1 and verdict.expanded >= seen[0].expanded
@@ -162,9 +162,9 @@ def test_a_cancelled_check_is_unknown():
 def test_a_game_with_only_the_default_hooks_is_checked_by_its_search():
     assert HOP.dead_squares(HOP.parse("@.G")[0]) == frozenset()
     solvable = check(HOP, HOP.parse("@..G")[0], 5)
-    assert (solvable.status, solvable.length, solvable.optimal) == ("solvable", 3, True)
+    assert (solvable.status, solvable.length, solvable.optimal) == (Status.SOLVABLE, 3, True)
     walled = check(HOP, HOP.parse("@.#G")[0], 5)
-    assert (walled.status, walled.reason) == ("unsolvable", "every position was searched")
+    assert (walled.status, walled.reason) == (Status.UNSOLVABLE, "every position was searched")
 
 
 def test_check_command_prints_a_verdict_per_level_and_names_the_broken_one(tmp_path, capsys):

@@ -15,7 +15,7 @@ from tests.tinygame import GAME as HOP
 from webapp import create_app, games
 from webapp.core import catalog
 from webapp.games.base import Draft
-from webapp.solving import check_solution, solve
+from webapp.games.solving import check_solution, solve
 from webapp.web.solvers import get_runner
 
 GAMES = [games.get(name) for name in ("sokoban", "sliding", "vexed", "blocks")] + [HOP]
@@ -84,6 +84,18 @@ def test_a_rule_that_proves_a_level_impossible_gives_the_verdict_at_once(client)
     lone = look(client, headers, ["######", "#____#", "#a_ab#", "######"], "vexed").get_json()
     assert lone["errors"] == [] and lone["squares"] == [[2, 4]]
     assert "Unsolvable" in lone["verdict"] and "only one block" in lone["verdict"]
+
+
+def test_the_verdict_on_a_level_its_rules_prove_impossible_says_unsolvable(client):
+    """The verdict route reads such a draft as the look does: unsolvable, with its square,
+    not "not a level yet" (it once answered "invalid" for every LevelError)."""
+    headers = editor(client, "vexed")
+    lone = verdict_of(client, headers, ["######", "#____#", "#a_ab#", "######"], "vexed")
+    assert lone["status"] == "unsolvable" and lone["squares"] == [[2, 4]]
+    assert "Unsolvable</strong>: colour &#39;b&#39; has only one block" in lone["html"]
+    assert lone["solution"] == ""
+    broken = verdict_of(client, headers, ["######", "#____#", "#____#", "######"], "vexed")
+    assert broken["status"] == "invalid" and "no blocks" in broken["html"]
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,10 @@ import re
 import pytest
 
 from tests.conftest import Player
+from webapp.checking import Status, Verdict
 from webapp.core import daily, ratings
 from webapp.core.records import BURST_MOVES, MOST_CREDIT, MOVE_FLOOR_SECONDS, Pace, paced
+from webapp.jobs.work import Checked
 from webapp.search import Limits, Result
 from webapp.web.database import get_store
 
@@ -227,10 +229,13 @@ def test_the_players_own_replay_link_marks_nothing(app, client, whole_solutions)
 
 def finished_solve(app, client, moves: list[str], start: list[str] | None = None):
     from webapp.jobs.base import Job, Request
+    from webapp.jobs.work import Solve
     from webapp.web.solvers import get_runner
 
     board = "sokoban/microban/1"
-    request = Request("sokoban", "", start or [], "bfs", Limits(), player_of(client), board)
+    request = Request(
+        "sokoban", "", Solve("bfs", tuple(start or ())), Limits(), player_of(client), board
+    )
     job = Job(id="done1", request=request, state="done")
     job.result = Result(status="solved", moves=moves)
     with app.app_context():
@@ -302,9 +307,8 @@ class AnsweredChecks(AnsweredHints):
 
     def submit(self, request):
         runner = self
-        verdict = {"status": "solvable", "optimal": True, "length": len(self.moves),
-                   "metric": "moves", "expanded": 9, "seconds": 0.01,
-                   "solution": "".join(self.moves)}  # fmt: skip
+        verdict = Verdict(Status.SOLVABLE, optimal=True, length=len(self.moves),
+                          expanded=9, seconds=0.01, solution="".join(self.moves))  # fmt: skip
 
         class Handle:
             def __enter__(self):
@@ -314,7 +318,7 @@ class AnsweredChecks(AnsweredHints):
                 return False
 
             def wait(self, _timeout):
-                return Result(status="solved", moves=runner.moves, extra={"verdict": verdict})
+                return Checked(status="solved", moves=runner.moves, verdict=verdict)
 
         return Handle()
 

@@ -94,9 +94,12 @@ def test_a_win_from_a_replay_is_assisted_never_the_players_best(app, client, who
 
 def finished_solve(app, client, moves: list[str], job_id: str = "done1"):
     from webapp.jobs.base import Job, Request
+    from webapp.jobs.work import Solve
     from webapp.web.solvers import get_runner
 
-    request = Request("sokoban", "", [], "bfs", Limits(), player_of(client), "sokoban/microban/1")
+    request = Request(
+        "sokoban", "", Solve("bfs"), Limits(), player_of(client), "sokoban/microban/1"
+    )
     job = Job(id=job_id, request=request, state="done")
     job.result = Result(status="solved", moves=moves)
     with app.app_context():
@@ -198,8 +201,9 @@ def test_an_answer_names_its_request_and_an_overtaken_one_is_not_played(client, 
 
 def test_playback_counts_in_the_figure_the_solver_optimised(app, client):
     from webapp.games.blocks import GAME
+    from webapp.games.solving import solve
     from webapp.jobs.base import Job, Request
-    from webapp.solving import solve
+    from webapp.jobs.work import Solve
     from webapp.web.solvers import get_runner
     from webapp.web.watch import playback_of
 
@@ -208,7 +212,7 @@ def test_playback_counts_in_the_figure_the_solver_optimised(app, client):
     assert result.metric == "path_moves" and len(result.moves) == 118  # steps played back
     path = "/blocks/classics/1"
     Player(client, path)
-    request = Request("blocks", "", [], "path", Limits(), player_of(client), "blocks/classics/1")
+    request = Request("blocks", "", Solve("path"), Limits(), player_of(client), "blocks/classics/1")
     job = Job(id="paths", request=request, state="done", result=result)
     with app.app_context():
         get_runner().jobs[job.id] = job
@@ -225,9 +229,10 @@ def test_playback_counts_in_the_figure_the_solver_optimised(app, client):
 
 def test_a_solve_too_quick_to_chart_draws_no_lines_and_a_longer_one_has_axes():
     from webapp.jobs.base import Job, Request
+    from webapp.jobs.work import Solve
     from webapp.web.watch import chart
 
-    job = Job(id="c", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
+    job = Job(id="c", request=Request("sokoban", "", Solve("bfs"), Limits(), "p", "b"))
     job.history.extend([(0.0, 0, 1), (0.01, 500, 0)])  # the "X": up, and down to nothing
     assert chart(job) == {}
     job.history.clear()
@@ -243,11 +248,12 @@ def test_a_20_second_searchs_chart_runs_from_0_to_its_end(app):
     20-second search fed to a job as the solver reports it (every 0.15 s) charts from 0 s
     to 20 s, with points all along."""
     from webapp.jobs.base import HISTORY_POINTS, Job, Request
+    from webapp.jobs.work import Solve
     from webapp.search import Progress
     from webapp.web.levels import find_level
     from webapp.web.watch import chart, render_stream
 
-    job = Job(id="c", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
+    job = Job(id="c", request=Request("sokoban", "", Solve("bfs"), Limits(), "p", "b"))
     job.state = "running"
     ticks = [round(0.15 * n, 2) for n in range(1, 134)] + [20.0]
     for t in ticks:
@@ -336,8 +342,9 @@ def stopped_search(app, client, game, path: str, level, algorithm: str, nodes: i
     """A real search stopped by its node limit, as the page's job: its last progress holds
     the closest position it met (where it keeps one) and the moves there (where it keeps
     them)."""
+    from webapp.games.solving import solve
     from webapp.jobs.base import Job, Request
-    from webapp.solving import solve
+    from webapp.jobs.work import Solve
     from webapp.web.levels import find_level
     from webapp.web.solvers import get_runner
 
@@ -347,7 +354,7 @@ def stopped_search(app, client, game, path: str, level, algorithm: str, nodes: i
     with app.test_request_context(path):
         _, collection, ident = path.strip("/").split("/")
         board = find_level(game.name, collection, ident).board_key
-    request = Request(game.name, "", [], algorithm, Limits(), player_of(client), board)
+    request = Request(game.name, "", Solve(algorithm), Limits(), player_of(client), board)
     job = Job(id=f"stopped-{game.name}", request=request, state="done", result=result)
     job.progress = reports[-1]
     with app.app_context():

@@ -16,9 +16,9 @@ from tests.conftest import ROOT, Player
 from tests.optima import proved_optimum
 from webapp import games
 from webapp.games.base import DIFFICULTIES
+from webapp.games.solving import check_solution, solve
 from webapp.generating import generate
 from webapp.search import Limits
-from webapp.solving import check_solution, solve
 
 GAMES = ("sokoban", "sliding", "vexed", "blocks")
 #: The fixed sample: two seeds a band, one for the hardest (seconds a level, and the

@@ -10,6 +10,7 @@ import pytest
 
 from tests.conftest import csrf_of
 from webapp import create_app
+from webapp.jobs.work import Pool
 
 
 def test_the_content_security_policy_never_echoes_the_host_header(client):
@@ -287,6 +288,6 @@ def test_a_hint_once_answered_is_not_kept_in_memory(app, client):
     with app.app_context():
         runner = get_runner()
         try:
-            assert not [job for job in runner.jobs.values() if job.request.kind == "hint"]
+            assert not [job for job in runner.jobs.values() if job.request.pool is Pool.HINTS]
         finally:
             runner.shutdown()

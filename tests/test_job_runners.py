@@ -18,24 +18,31 @@ import pytest
 
 from tests.conftest import process_gone, wait_until
 from tests.redis_server import RedisServer, start_worker
-from tests.test_runner import BIG, SMALL
+from tests.test_runner import BIG, GAME, SMALL
+from webapp.checking import Status, Verdict
+from webapp.games.solving import check_solution
 from webapp.jobs.base import Busy, Job, JobRunner, Request, wait_for
+from webapp.jobs.work import Check, Improve, Solve, Trace, Work, verdict_of
 from webapp.search import Limits
 
 SETTINGS = {"orphan_grace": 0.5, "per_owner": 10, "per_client_queued": 3, "max_queued": 32}
 
 
-def ask(board: str, client: str, text: str = BIG, kind: str = "solve", **limits) -> Request:
+#: A breadth-first search from the level's start: what most scenarios queue.
+BFS = Solve("bfs")
+#: A level a box stuck in a corner makes impossible (the rules say so before any search).
+STUCK = "#######\n#@  . #\n#$    #\n#######"
+
+
+def ask(board: str, client: str, text: str = BIG, work: Work = BFS, **limits) -> Request:
     return Request(
         "sokoban",
         text,
-        [],
-        "bfs",
+        work,
         Limits(**{"seconds": 60, **limits}),
         owner=f"player-{client}",
         board=board,
         client=client,
-        kind=kind,
     )
 
 
@@ -148,7 +155,7 @@ def test_a_hint_never_waits_behind_solves(runner):
     long = runner.submit(ask("long", "a"))
     assert started(long)
     queued = runner.submit(ask("next", "b"))
-    hint = runner.submit(ask("small#hint", "c", text=SMALL, kind="hint"))
+    hint = runner.submit(ask("small#hint", "c", text=SMALL, work=Solve("bfs", hint=True)))
     assert hint.wait(30) is not None and hint.result.status == "solved"
     assert long.state == "running" and queued.state == "queued"
 
@@ -228,3 +235,43 @@ def test_a_level_made_for_a_client_does_not_jump_a_queued_solve(runner):
     queued.stop()
     asking.join(60)
     assert answers and answers[0] != os.getpid()  # then made, in a child of its own
+
+
+def test_a_check_comes_back_as_its_verdict_and_waits_behind_no_solve(runner):
+    """The editor's check is typed work: it runs in the hints' pool (a long solve holds the
+    only solver) and its verdict crosses the transport as a Verdict, not a dict."""
+    long = runner.submit(ask("long", "a"))
+    assert started(long)
+    solvable = runner.submit(ask("small#edit", "b", text=SMALL, work=Check(), seconds=20))
+    assert solvable.wait(30) is not None and long.state == "running"
+    verdict = verdict_of(solvable.result)
+    assert isinstance(verdict, Verdict) and verdict.status is Status.SOLVABLE
+    assert verdict.optimal and verdict.length == 2 and verdict.metric == "pushes"
+    level = GAME.parse(SMALL)[0]
+    assert (
+        check_solution(GAME, level, GAME.start(level), GAME.split_moves(verdict.solution)) is None
+    )
+    stuck = runner.submit(ask("stuck#edit", "c", text=STUCK, work=Check(), seconds=20))
+    assert stuck.wait(30) is not None and stuck.result.status == "unsolvable"
+    proof = verdict_of(stuck.result)
+    assert proof is not None and proof.status is Status.UNSOLVABLE and proof.squares == [(2, 1)]
+
+
+def test_an_improvement_comes_back_shorter_with_the_solution_it_started_from(runner):
+    given = ("r", "l", "r", "R", "R")  # a step there and back before the two pushes
+    improve = runner.submit(ask("small", "a", text=SMALL, work=Improve(given, "moves")))
+    assert improve.wait(30) is not None and improve.result.status == "solved"
+    assert improve.result.moves == ["r", "R", "R"] and improve.result.cost == 3
+    assert improve.result.extra["shortened_from"] == {"moves": 5, "pushes": 2}
+    assert improve.request.moves == [] and isinstance(improve.request.work, Improve)
+
+
+def test_a_trace_comes_back_with_each_expansion_in_order(runner):
+    traced = runner.submit(ask("small#trace", "a", text=SMALL, work=Trace("bfs", steps=50)))
+    assert traced.wait(30) is not None and traced.result.status == "solved"
+    steps = traced.result.steps
+    assert [step["step"] for step in steps] == list(range(len(steps))) and steps
+    assert steps[0]["position"] == SMALL and traced.result.expanded == len(steps)
+    unknown = runner.submit(ask("small#trace2", "a", text=SMALL, work=Trace("fast")))
+    assert unknown.wait(30) is not None and unknown.result.status == "error"
+    assert "'fast' cannot be traced; traceable: bfs, astar, moves" in unknown.result.error

@@ -10,8 +10,9 @@ import pytest
 
 from tests.conftest import LEVELS, Player
 from webapp import games
+from webapp.games.solving import solve
+from webapp.jobs.work import Improve, Solve, Work
 from webapp.search import Limits, Progress
-from webapp.solving import solve
 
 #: The words of the search engine that a player never reads in the panel (the step-through
 #: view defines the textbook ones where they appear).
@@ -67,7 +68,7 @@ def shown(html: str, ident: str = "solver") -> str:
     return re.sub(r"\s+", " ", " ".join(reader.seen))
 
 
-def done_job(app, client, path: str, game: str, algorithm: str, result, **extra):
+def done_job(app, client, path: str, game: str, work: Work, result):
     from tests.test_flow import player_of
     from webapp.jobs.base import Job, Request
     from webapp.web.levels import find_level
@@ -76,8 +77,13 @@ def done_job(app, client, path: str, game: str, algorithm: str, result, **extra)
     with app.test_request_context(path):
         _, collection, ident = path.strip("/").split("/")
         board = find_level(game, collection, ident).board_key
-    request = Request(game, "", [], algorithm, Limits(), player_of(client), board, **extra)
-    job = Job(id=f"{game}-{algorithm}", request=request, state="done", result=result)
+    request = Request(game, "", work, Limits(), player_of(client), board)
+    job = Job(
+        id=f"{game}-{request.algorithm or type(work).__name__}",
+        request=request,
+        state="done",
+        result=result,
+    )
     with app.app_context():
         get_runner().jobs[job.id] = job
     return job
@@ -93,7 +99,7 @@ def test_no_engine_word_in_the_panel_after_a_solve(
     assert result.status == "solved"
     path = f"/{name}/{collection}/{number}"
     Player(client, path)
-    done_job(app, client, path, name, algorithm, result)
+    done_job(app, client, path, name, Solve(algorithm), result)
     page = client.get(path).text
     words = shown(page)
     assert "positions looked at" in words and "Solved" in words
@@ -109,7 +115,7 @@ def test_a_running_search_with_a_bound_says_so_in_words(app):
     from webapp.web.levels import find_level
     from webapp.web.watch import render_stream
 
-    job = Job(id="r", request=Request("sliding", "", [], "idastar", Limits(), "p", "b"))
+    job = Job(id="r", request=Request("sliding", "", Solve("idastar"), Limits(), "p", "b"))
     job.state = "running"
     job.progress = Progress(1500, 4000, 30, 22, 2.0, 750.0, note="f-bound 22")
     for t in range(1, 30):
@@ -121,7 +127,7 @@ def test_a_running_search_with_a_bound_says_so_in_words(app):
     assert '<dt>the shortest a solution can still be (moves)</dt><dd id="stat-depth">22<' in html
     assert "positions waiting" in words and "positions a second" in words
     # Vexed's A* searching within par reports how deep it has gone, which bounds nothing.
-    job = Job(id="v", request=Request("vexed", "", [], "fast", Limits(), "p", "b"))
+    job = Job(id="v", request=Request("vexed", "", Solve("fast"), Limits(), "p", "b"))
     job.state = "running"
     job.progress = Progress(1500, 4000, 30, 17, 2.0, 750.0, note="")
     with app.test_request_context("/vexed/tutorial/1"):
@@ -148,17 +154,7 @@ def test_the_optimizers_panel_speaks_of_solutions_and_what_they_save(app, client
     )
     path = "/sokoban/microban/1"
     Player(client, path)
-    done_job(
-        app,
-        client,
-        path,
-        "sokoban",
-        "optimizer (moves)",
-        result,
-        task="improve",
-        solution=given,
-        improve="moves",
-    )
+    done_job(app, client, path, "sokoban", Improve(tuple(given), "moves"), result)
     page = client.get(path).text
     words = shown(page)
     assert ENGINE_WORDS.findall(words) == []

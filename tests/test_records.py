@@ -188,7 +188,7 @@ def test_page_settings_are_kept_per_player_and_checked(client):
 
 def test_a_collection_is_sorted_by_rating_and_filtered_by_solved(app, client):
     from webapp.core.catalog import LevelRef, collection
-    from webapp.solving import solve
+    from webapp.games.solving import solve
     from webapp.web.database import get_store
     from webapp.web.standing import level_rating
 

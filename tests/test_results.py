@@ -10,8 +10,8 @@ from tests.conftest import DATA, Player, csrf_of
 from webapp.core import catalog, ratings, results
 from webapp.core.records import Row
 from webapp.games import get
+from webapp.games.solving import solve
 from webapp.search import Limits
-from webapp.solving import solve
 
 SOKOBAN, SLIDING, VEXED, BLOCKS = (get(name) for name in ("sokoban", "sliding", "vexed", "blocks"))
 

@@ -9,6 +9,7 @@ from webapp.games import get
 from webapp.jobs import embedded as runner_module
 from webapp.jobs.base import Busy, Job, Request, wait_for
 from webapp.jobs.embedded import Child, Runner
+from webapp.jobs.work import Solve
 from webapp.search import Limits
 
 GAME = get("sokoban")
@@ -28,8 +29,7 @@ def request(text: str, board: str, algorithm: str = "bfs", moves=(), **limits) -
     return Request(
         "sokoban",
         text,
-        list(moves),
-        algorithm,
+        Solve(algorithm, tuple(moves)),
         Limits(**{"seconds": 30, **limits}),
         owner="p1",
         board=board,
@@ -196,7 +196,7 @@ def test_a_player_has_a_few_solves_at_once_and_the_queue_is_bounded():
         with pytest.raises(Busy, match="already have 2 solves"):
             running.submit(request(BIG, "three"))
         others = [
-            Request("sokoban", BIG, [], "bfs", Limits(30), f"other{n}", "b") for n in range(4)
+            Request("sokoban", BIG, Solve("bfs"), Limits(30), f"other{n}", "b") for n in range(4)
         ]
         running.submit(others[0])
         running.submit(others[1])
@@ -226,7 +226,7 @@ def test_a_solver_process_that_crashes_is_reported_and_the_runner_goes_on(runner
 
 
 def test_a_solver_process_that_dies_of_an_error_is_reported(runner):
-    crash = Request("no-such-game", SMALL, [], "bfs", Limits(5), "p1", "crash")
+    crash = Request("no-such-game", SMALL, Solve("bfs"), Limits(5), "p1", "crash")
     job = runner.submit(crash)
     assert wait_for(job, lambda j: j.state == "done", 30)
     assert job.result.status == "error" and "no-such-game" in job.result.error

@@ -11,20 +11,19 @@ import pytest
 from tests.test_runner import BIG, SMALL
 from webapp.jobs.base import Busy, Request, wait_for
 from webapp.jobs.embedded import Runner
+from webapp.jobs.work import Solve
 from webapp.search import Limits
 
 
-def request(text: str, board: str, client: str, kind: str = "solve", owner: str = "") -> Request:
+def request(text: str, board: str, client: str, hint: bool = False, owner: str = "") -> Request:
     return Request(
         "sokoban",
         text,
-        [],
-        "bfs",
+        Solve("bfs", hint=hint),
         Limits(seconds=30),
         owner=owner or client,
         board=board,
         client=client,
-        kind=kind,
     )
 
 
@@ -61,7 +60,7 @@ def test_a_hint_does_not_wait_behind_running_solves(runner):
     long = runner.submit(request(BIG, "big", "a"))
     assert wait_for(long, lambda j: j.state == "running", 20)
     queued = runner.submit(request(BIG, "big-2", "b"))
-    hint = runner.submit(request(SMALL, "small#hint", "c", kind="hint"))
+    hint = runner.submit(request(SMALL, "small#hint", "c", hint=True))
     assert wait_for(hint, lambda j: j.done, 30)
     assert hint.result.status == "solved"
     assert long.state == "running" and queued.state == "queued"
@@ -108,7 +107,7 @@ def test_a_hint_is_not_refused_because_the_clients_solve_is_waiting(runner):
     assert wait_for(running, lambda j: j.state == "running", 20)
     waiting = runner.submit(request(BIG, "big-2", "a"))
     assert waiting.state == "queued"
-    hint = runner.submit(request(SMALL, "small#hint", "a", kind="hint"))  # not refused
+    hint = runner.submit(request(SMALL, "small#hint", "a", hint=True))  # not refused
     assert wait_for(hint, lambda j: j.done, 20)
 
 
@@ -129,7 +128,7 @@ def test_the_queues_last_places_are_kept_for_clients_with_nothing_waiting():
         with pytest.raises(Busy, match="queue is full"):
             runner.submit(request(BIG, "e-0", "e"))
         # A queue full of solves never refuses a hint.
-        hint = runner.submit(request(SMALL, "small#hint", "e", kind="hint"))
+        hint = runner.submit(request(SMALL, "small#hint", "e", hint=True))
         assert wait_for(hint, lambda j: j.done, 20)
     finally:
         for job in list(runner.jobs.values()):

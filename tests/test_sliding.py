@@ -17,8 +17,8 @@ from tests.conftest import DATA
 from webapp.games.base import IllegalMove, LevelError, MoveError
 from webapp.games.sliding import GAME, from_code, goal, is_solvable, position_code, shuffle
 from webapp.games.sliding.level import Level
+from webapp.games.solving import solve
 from webapp.search import Limits
-from webapp.solving import solve
 
 #: Where the app and the bench keep their databases.
 OWN_INSTANCE = [Path(__file__).parents[1] / "instance"]

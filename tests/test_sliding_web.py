@@ -48,7 +48,7 @@ def test_an_easy_game_is_a_few_moves_from_home_and_sizes_are_checked(client, tok
     address = shuffled(client, token, rows="4", cols="5", mode="moves", moves="6")
     level = GAME.from_code(address.rsplit("/", 1)[1])
     assert (level.rows, level.cols) == (4, 5)
-    from webapp.solving import solve
+    from webapp.games.solving import solve
 
     assert solve(GAME, level, "astar").cost <= 6
     bad = client.post("/sliding/generate", data={"csrf_token": token, "rows": "9", "cols": "3"})

@@ -32,8 +32,8 @@ from webapp.games.sokoban.solver import (
     portfolio,
     run_fast,
 )
+from webapp.games.solving import check_solution, solve
 from webapp.search import Limits, Monitor, Stop
-from webapp.solving import check_solution, solve
 
 SOKOBAN = LEVELS / "sokoban"
 MICROBAN = GAME.parse((SOKOBAN / "microban.xsb").read_text())

@@ -9,8 +9,8 @@ from webapp.games.sokoban.board import Board, lowest_cell
 from webapp.games.sokoban.fess import FeatureSpace, FessSearch, Node, box_moves, flat, open_rooms
 from webapp.games.sokoban.packing import Packing, packing
 from webapp.games.sokoban.solver import FESS, FORWARD, lurd, run_fast
+from webapp.games.solving import check_solution, solve
 from webapp.search import Limits, Monitor
-from webapp.solving import check_solution, solve
 
 MICROBAN = GAME.parse((LEVELS / "sokoban" / "microban.xsb").read_text())
 XSOKOBAN = GAME.parse((LEVELS / "sokoban" / "xsokoban.xsb").read_text())

@@ -13,9 +13,9 @@ from webapp.games.sokoban import GAME, optimize
 from webapp.games.sokoban.board import Board, cells_of
 from webapp.games.sokoban.level import Level
 from webapp.games.sokoban.optimize import improve, pushes_of, tokens_of
+from webapp.games.solving import check_solution, solve
 from webapp.ops.cli import main
 from webapp.search import Limits
-from webapp.solving import check_solution, solve
 
 MICROBAN_FILE = Path(__file__).resolve().parents[1] / "levels" / "sokoban" / "microban.xsb"
 MICROBAN = GAME.parse(MICROBAN_FILE.read_text())

@@ -23,8 +23,8 @@ from webapp.games.sokoban.solver import (
     Tuning,
     run_fast,
 )
+from webapp.games.solving import check_solution
 from webapp.search import Limits, Monitor
-from webapp.solving import check_solution
 
 MICROBAN = GAME.parse((LEVELS / "sokoban" / "microban.xsb").read_text())
 MICROBAN2 = GAME.parse((LEVELS / "sokoban" / "microban2.xsb").read_text())

@@ -10,8 +10,8 @@ from webapp.games.sokoban.board import Board
 from webapp.games.sokoban.compiled import CompiledSearch, SearchConfig
 from webapp.games.sokoban.packing import packing, packing_order, plan_distances
 from webapp.games.sokoban.solver import BACKWARD, FORWARD, PLANNED, closest_note, lurd, run_fast
+from webapp.games.solving import check_solution
 from webapp.search import Limits, Monitor
-from webapp.solving import check_solution
 
 XSOKOBAN = GAME.parse((LEVELS / "sokoban" / "xsokoban.xsb").read_text())
 MICROBAN = GAME.parse((LEVELS / "sokoban" / "microban.xsb").read_text())

@@ -19,8 +19,8 @@ from webapp.games.sokoban.solver import (
     Setting,
     run_fast,
 )
+from webapp.games.solving import check_solution
 from webapp.search import Limits, Monitor, Result
-from webapp.solving import check_solution
 
 MICROBAN = GAME.parse((LEVELS / "sokoban" / "microban.xsb").read_text())
 XSOKOBAN = GAME.parse((LEVELS / "sokoban" / "xsokoban.xsb").read_text())

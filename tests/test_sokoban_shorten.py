@@ -8,7 +8,7 @@ from webapp.games.sokoban import GAME
 from webapp.games.sokoban.board import Board
 from webapp.games.sokoban.shorten import shorten
 from webapp.games.sokoban.solver import lurd
-from webapp.solving import check_solution
+from webapp.games.solving import check_solution
 
 OPEN_ROOM = """\
 #########

@@ -28,8 +28,8 @@ from webapp.games.sokoban.solver import (
     lurd,
     run_fast,
 )
+from webapp.games.solving import check_solution, solve
 from webapp.search import Limits, Monitor
-from webapp.solving import check_solution, solve
 
 #: The CPython forward search, with macros.
 PYTHON = Setting(Kind.CPYTHON_FORWARD)

@@ -1,4 +1,4 @@
-"""The one door to every solver (webapp/solving.py): a solution is shown only when it replays
+"""The one door to every solver (webapp/games/solving.py): a solution is shown only when it replays
 through the game's own rules, whatever the solver behind it claims. Proved here with solvers
 that lie, on Hop (tests/tinygame), where every answer can be worked out by hand."""
 
@@ -8,10 +8,10 @@ import pytest
 
 from tests.tinygame import Hop
 from webapp import games
-from webapp.checking import MEMORY_MB, NODES, OPTIMAL_SHARE, Verdict, check, searches
+from webapp.checking import MEMORY_MB, NODES, OPTIMAL_SHARE, Status, Verdict, check, searches
 from webapp.games.base import Algorithm
+from webapp.games.solving import check_solution, solve
 from webapp.search import Monitor, Result
-from webapp.solving import check_solution, solve
 
 
 def _claims(moves: list[str], optimal: bool = True) -> Algorithm:
@@ -90,11 +90,11 @@ def test_the_editors_verdict_never_says_solvable_on_a_lying_solvers_word():
     game = Lying(["r"])
     game.algorithms = lambda: {"claims": game.claims}
     verdict = check(game, LEVEL, 5)
-    assert verdict.status == "unknown" and verdict.solution == ""
+    assert verdict.status is Status.UNKNOWN and verdict.solution == ""
     assert verdict.reason.startswith("the solver could not decide: the claims solver")
     honest = Lying(["r", "r", "r"])
     honest.algorithms = lambda: {"claims": honest.claims}
-    assert check(honest, LEVEL, 5).status == "solvable"
+    assert check(honest, LEVEL, 5).status is Status.SOLVABLE
 
 
 # -- the verdict's searches (webapp/checking.py), with solvers whose answers the test sets --
@@ -151,7 +151,7 @@ def test_each_search_gets_the_time_and_positions_the_earlier_ones_left():
     stopped = Result(status="node-limit", expanded=30)
     game = Scripted({"exact": (True, "moves", stopped), "fast": (False, "moves", SOLVED)}, "fast")
     verdict = check(game, LEVEL, 10, node_limit=100)
-    assert verdict.status == "solvable" and verdict.expanded == 30 + 7
+    assert verdict.status is Status.SOLVABLE and verdict.expanded == 30 + 7
     first, then = game.given["exact"], game.given["fast"]
     assert first.nodes == 100 and then.nodes == 70
     assert first.seconds <= 10 * OPTIMAL_SHARE and then.seconds <= 10
@@ -163,10 +163,10 @@ def test_each_search_gets_the_time_and_positions_the_earlier_ones_left():
     spent = Scripted({"exact": (True, "moves", stopped), "fast": (False, "moves", SOLVED)}, "x")
     verdict = check(spent, LEVEL, 10, node_limit=30)
     assert "fast" not in spent.given
-    assert (verdict.status, verdict.reason) == ("unknown", "not decided within 30 positions")
+    assert (verdict.status, verdict.reason) == (Status.UNKNOWN, "not decided within 30 positions")
     assert verdict.expanded == 30 and verdict.seconds > 0
     one_left = Scripted({"exact": (True, "moves", stopped), "fast": (False, "moves", SOLVED)}, "x")
-    assert check(one_left, LEVEL, 10, node_limit=31).status == "solvable"
+    assert check(one_left, LEVEL, 10, node_limit=31).status is Status.SOLVABLE
 
 
 def test_an_undecided_verdict_says_what_stopped_it():
@@ -197,10 +197,10 @@ def test_a_verdict_names_its_length_in_the_metrics_words_and_how_long_it_took():
     found = Scripted({"quick": (False, "path_moves", SOLVED)}, "quick")
     assert check(found, LEVEL, 5).reason == "a solution of 3 path moves found, not proved shortest"
     walled = check(Hop(), Hop().parse("@.#G")[0], 5)
-    assert walled.status == "unsolvable" and walled.expanded > 0 and walled.seconds > 0
+    assert walled.status is Status.UNSOLVABLE and walled.expanded > 0 and walled.seconds > 0
     assert walled.metric == "moves"
     boxed = Scripted({"exact": (True, "pushes", Result(status="unsolvable", expanded=4))}, "exact")
     proved = check(boxed, LEVEL, 5)
-    assert (proved.status, proved.metric, proved.expanded) == ("unsolvable", "pushes", 4)
-    shown = Verdict("unknown", seconds=1.234567).to_dict()
+    assert (proved.status, proved.metric, proved.expanded) == (Status.UNSOLVABLE, "pushes", 4)
+    shown = Verdict(Status.UNKNOWN, seconds=1.234567).to_dict()
     assert shown["seconds"] == 1.2346

@@ -161,11 +161,12 @@ def test_a_deeply_nested_socket_message_is_named_and_the_stream_goes_on(app, mon
     from simple_websocket import ConnectionClosed
 
     from webapp.jobs.base import Job, Request
+    from webapp.jobs.work import Solve
     from webapp.search import Limits
     from webapp.web import live
     from webapp.web.levels import find_level
 
-    job = Job(id="j", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
+    job = Job(id="j", request=Request("sokoban", "", Solve("bfs"), Limits(), "p", "b"))
     job.state = "running"
     incoming = ["[" * 2000 + "]" * 2000, json.dumps({"action": "cancel"})]
 

@@ -12,9 +12,9 @@ import pytest
 
 from tests.conftest import LEVELS
 from webapp import games
+from webapp.games.solving import solve
 from webapp.ops.cli import main
 from webapp.search import VERDICTS, Limits, Monitor, SearchProblem, Tracer, astar, bfs, idastar
-from webapp.solving import solve
 
 #: (game, file, level, algorithm, the kind of search): small levels every traceable
 #: algorithm solves in well under a second, so the whole search is traced.

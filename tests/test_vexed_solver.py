@@ -9,11 +9,11 @@ import pytest
 
 from tests.conftest import DATA, LEVELS
 from webapp.games.base import IllegalMove
+from webapp.games.solving import check_solution, solve
 from webapp.games.vexed import GAME, Board
 from webapp.games.vexed.bounds import Bounds
 from webapp.games.vexed.compact import Compact
 from webapp.search import Limits, Progress
-from webapp.solving import check_solution, solve
 
 VEXED = LEVELS / "vexed"
 

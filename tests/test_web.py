@@ -211,11 +211,12 @@ def test_users_mistakes_never_log_a_stack_trace(client, player, caplog):
 
 def test_a_solve_finishing_while_its_panel_renders_never_breaks_the_page(app, monkeypatch):
     from webapp.jobs.base import Job, Request
+    from webapp.jobs.work import Solve
     from webapp.search import Limits, Result
     from webapp.web import watch
     from webapp.web.levels import find_level
 
-    request = Request("sokoban", "", [], "bfs", Limits(), "p", "b")
+    request = Request("sokoban", "", Solve("bfs"), Limits(), "p", "b")
     job = Job(id="j", request=request, state="running")
     real_render = watch.render_template
 
@@ -236,11 +237,12 @@ def test_a_change_during_the_first_snapshot_is_sent_next(app, monkeypatch):
     from simple_websocket import ConnectionClosed
 
     from webapp.jobs.base import Job, Request
+    from webapp.jobs.work import Solve
     from webapp.search import Limits
     from webapp.web import live
     from webapp.web.levels import find_level
 
-    job = Job(id="j", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
+    job = Job(id="j", request=Request("sokoban", "", Solve("bfs"), Limits(), "p", "b"))
     job.state = "running"
     rendered = []
 
@@ -274,9 +276,9 @@ def test_a_change_during_the_first_snapshot_is_sent_next(app, monkeypatch):
 
 
 def test_a_vexed_par_below_the_shortest_solution_says_so(client, whole_solutions):
+    from webapp.games.solving import solve
     from webapp.games.vexed import GAME
     from webapp.search import Limits
-    from webapp.solving import solve
 
     page = client.get("/vexed/panic-pack/19").text  # Nightmare Castle: par 29, shortest 30
     assert '<b id="par-value">29</b>' in page
@@ -318,18 +320,19 @@ def test_a_running_solve_says_what_it_looks_for_and_labels_its_depth(app):
     from dataclasses import replace
 
     from webapp.jobs.base import Job, Request
+    from webapp.jobs.work import Solve
     from webapp.search import Limits, Progress
     from webapp.web.levels import find_level
     from webapp.web.watch import render_stream
 
-    job = Job(id="j", request=Request("sokoban", "", [], "bfs", Limits(), "p", "b"))
+    job = Job(id="j", request=Request("sokoban", "", Solve("bfs"), Limits(), "p", "b"))
     job.state = "running"
     within = Progress(10, 20, 5, 12, 1.0, 10.0, note="looking for a solution of at most 33 moves")
     with app.test_request_context("/sokoban/first-steps/1"):
         found = find_level("sokoban", "first-steps", "1")
         job.progress = within
         html = render_stream(found, job)
-        job.request = replace(job.request, algorithm="fast")
+        job.request = replace(job.request, work=Solve("fast"))
         quick = render_stream(found, job)
         job.progress = replace(within, depth=25, note="f-bound 25")
         bound = render_stream(found, job)

@@ -3,7 +3,7 @@ or not), unsolvable (with a proof), or not decided within the time allowed.
 
 Never a false verdict: "unsolvable" comes only from a proof (the game's ``unsolvable_reason``,
 or a search that went through every position), "solvable" only with a solution that replays
-through the game's own rules (``webapp.solving.solve`` checks each one). Everything else is
+through the game's own rules (``webapp.games.solving.solve`` checks each one). Everything else is
 "unknown". Like a solve, a check is a search: it runs in a solver child, never in the web
 process.
 """
@@ -13,11 +13,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 from webapp.games.base import Game
+from webapp.games.solving import solve
 from webapp.search import Limits, Progress
-from webapp.solving import solve
 
 #: The share of the time the optimal search takes when a faster one can follow it: it
 #: proves the shortest solution on most small levels in well under this, and leaves the
@@ -31,13 +32,23 @@ NODES = 100_000_000
 LEAST_SECONDS = 0.02
 
 
+class Status(Enum):
+    """What a check decided of a level (its value is the word the editor and the command
+    line write)."""
+
+    SOLVABLE = "solvable"  # with a solution that replays
+    UNSOLVABLE = "unsolvable"  # with a proof
+    UNKNOWN = "unknown"  # not decided within the limits, or cancelled
+    INVALID = "invalid"  # not a level at all: the text breaks the game's rules of form
+
+
 @dataclass
 class Verdict:
-    """What a check found. ``status`` is "solvable", "unsolvable" or "unknown"; ``reason``
-    says why in plain words; ``squares`` are the (row, column) cells of the level's grid the
-    reason is about (a dead box, a lone block)."""
+    """What a check found: its ``status``; ``reason`` says why in plain words; ``squares``
+    are the (row, column) cells of the level's grid the reason is about (a dead box, a lone
+    block). It crosses a process boundary as itself (pickled), never as a dict."""
 
-    status: str
+    status: Status
     reason: str = ""
     #: True only when ``length`` is proved shortest in ``metric``.
     optimal: bool = False
@@ -53,7 +64,7 @@ class Verdict:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "status": self.status,
+            "status": self.status.value,
             "reason": self.reason,
             "optimal": self.optimal,
             "length": self.length,
@@ -116,7 +127,7 @@ def check(
     if proof is not None:
         reason, squares = proof
         return Verdict(
-            "unsolvable", reason, metric=metric, seconds=elapsed(), squares=list(squares)
+            Status.UNSOLVABLE, reason, metric=metric, seconds=elapsed(), squares=list(squares)
         )
     expanded = 0
     failures: list[str] = []
@@ -134,7 +145,7 @@ def check(
             moves = result.moves or []
             optimal = bool(result.optimal)
             return Verdict(
-                "solvable",
+                Status.SOLVABLE,
                 _solvable_reason(result.cost, result.metric, optimal),
                 optimal=optimal,
                 length=result.cost,
@@ -145,7 +156,7 @@ def check(
             )
         if result.status == "unsolvable":
             return Verdict(
-                "unsolvable",
+                Status.UNSOLVABLE,
                 "every position was searched",
                 metric=metric,
                 expanded=expanded,
@@ -153,7 +164,7 @@ def check(
             )
         if result.status == "cancelled":
             return Verdict(
-                "unknown", "cancelled", metric=metric, expanded=expanded, seconds=elapsed()
+                Status.UNKNOWN, "cancelled", metric=metric, expanded=expanded, seconds=elapsed()
             )
         if result.status == "error" and result.error:
             failures.append(result.error)
@@ -167,4 +178,4 @@ def check(
         reason = f"not decided within {MEMORY_MB} MB of memory"
     else:
         reason = f"not decided within {seconds:g} s"
-    return Verdict("unknown", reason, metric=metric, expanded=expanded, seconds=elapsed())
+    return Verdict(Status.UNKNOWN, reason, metric=metric, expanded=expanded, seconds=elapsed())

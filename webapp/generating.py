@@ -15,7 +15,7 @@ from typing import Any
 
 from webapp import games
 from webapp.games.base import DIFFICULTIES, Draft, Game, LevelError, Made
-from webapp.solving import check_solution
+from webapp.games.solving import check_solution
 
 #: What a seed may be: a short text of letters, digits and dashes (a date, a number).
 SEED = re.compile(r"[A-Za-z0-9-]{1,40}")

@@ -17,6 +17,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from webapp.jobs.work import Pool, Solve, Trace, Work
 from webapp.search import Limits, Progress, Result
 
 #: Seconds between the cancel flag and SIGTERM, and between SIGTERM and SIGKILL.
@@ -77,14 +78,14 @@ class Busy(Exception):
 
 @dataclass
 class Request:
-    """What to solve: a level (as its canonical text) and the moves to the start position."""
+    """A job's work on a level (as its canonical text): what to do, within which limits, for
+    whom. ``work`` says what (``webapp.jobs.work``), and so which pool the job waits in."""
 
     game: str
     level_text: str
-    moves: list[str]
-    algorithm: str
+    work: Work
     limits: Limits
-    owner: str  # the player's id: one solve per (owner, board)
+    owner: str  # the player's id: one job per (owner, board)
     board: str  # the board's key: the game's name and the level's key
     #: The module holding the game's ``GAME``, for a game registered from elsewhere.
     game_module: str = ""
@@ -92,18 +93,26 @@ class Request:
     tables_dir: str | None = None
     #: Who asked, for the queue's fairness: the client's address ("" counts as the owner).
     client: str = ""
-    #: "solve", or "hint": hints run in a pool of their own, beside the solves.
-    kind: str = "solve"
-    #: What the child does with the level: "" searches with ``algorithm``; "check" gives the
-    #: editor's verdict (``webapp.checking``), carried in the result's ``extra["verdict"]``;
-    #: "improve" shortens ``solution`` with the game's optimizer, in the metric ``improve``.
-    task: str = ""
-    solution: list[str] = field(default_factory=list)
-    improve: str = ""
 
     @property
     def queue_key(self) -> str:
         return self.client or self.owner
+
+    @property
+    def pool(self) -> Pool:
+        return self.work.pool
+
+    @property
+    def moves(self) -> list[str]:
+        """The moves from the level's start to where the work starts: a solve's; none for
+        the other kinds, which start from the level's start."""
+        return list(self.work.moves) if isinstance(self.work, Solve) else []
+
+    @property
+    def algorithm(self) -> str:
+        """The search the work runs by name (a solve's or a trace's); "" for a check, which
+        picks its own, and for an improvement, which runs the game's optimizer."""
+        return self.work.algorithm if isinstance(self.work, Solve | Trace) else ""
 
 
 @dataclass(eq=False)  # a job is itself: compared by identity, as the queues look it up
@@ -242,7 +251,7 @@ class Admission:
             raise Busy(
                 f"You already have {mine_going} solves going; wait for one to finish or cancel one."
             )
-        if request.kind == "hint" and client_waiting:
+        if request.pool is Pool.HINTS and client_waiting:
             raise Busy("A hint is already being worked out.")
         if client_waiting >= self.per_client_queued:
             raise Busy(
@@ -342,8 +351,8 @@ class JobRunner(ABC):
         """1 for the next to start (of its pool); 0 when not queued."""
 
     @abstractmethod
-    def running(self, kind: str = "solve") -> int:
-        """Solves (or hints) running now."""
+    def running(self, pool: Pool = Pool.SOLVES) -> int:
+        """Jobs of the pool (solves, or hints) running now."""
 
     def call(
         self,

@@ -2,8 +2,10 @@
 embedded runner's fork-server child, or an RQ worker's work horse).
 
 The process caps its own address space and lowers its priority, rebuilds the level from its
-text, replays the moves to the start position and searches within the request's limits,
-reporting progress through ``report`` and stopping when ``cancelled`` says so.
+text and does the work the request carries, by its type (``webapp.jobs.work``): a search
+from the position a solve's moves reach, the editor's check, a solution shortened, or a
+search traced; within the request's limits, reporting progress through ``report`` and
+stopping when ``cancelled`` says so.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from webapp.games.base import Game
 from webapp.jobs.base import Request
-from webapp.search import Progress, Result
+from webapp.jobs.work import Check, Checked, Improve, Solve, Trace, Traced, Work
+from webapp.search import Limits, Progress, Result
 
 #: Room for the interpreter and its libraries on top of the search's own memory limit.
 MEMORY_HEADROOM_MB = 768
@@ -72,9 +76,8 @@ def run_request(
     report: Callable[[Progress], None],
     cancelled: Callable[[], bool],
 ) -> Result:
-    """Solve what ``request`` asks; every failure becomes a result the player can read."""
+    """Do the work ``request`` carries; every failure becomes a result the player can read."""
     from webapp import games
-    from webapp.solving import solve
 
     try:
         if request.game_module:
@@ -83,30 +86,48 @@ def run_request(
         if request.tables_dir and os.path.isdir(request.tables_dir):
             game.use_disk_tables(Path(request.tables_dir))
         level = game.parse(request.level_text)[0]
-        if request.task == "check":
-            return _check(game, level, request, report, cancelled)
-        if request.task == "improve":
-            return _improve(game, level, request, report)
-        state = game.replay(level, request.moves)
-        return solve(game, level, request.algorithm, state, request.limits, report, cancelled)
+        return run_work(game, level, request.work, request.limits, report, cancelled)
     except MemoryError:
         return Result(status="memory-limit")
     except Exception as exc:  # noqa: BLE001 - told to the player, never raised into the runner
         return Result(status="error", error=f"{type(exc).__name__}: {exc}")
 
 
-def _check(
-    game: object,
-    level: object,
-    request: Request,
+def run_work(
+    game: Game,
+    level: Any,
+    work: Work,
+    limits: Limits,
     report: Callable[[Progress], None],
     cancelled: Callable[[], bool],
 ) -> Result:
-    """The editor's verdict on a level, as a result: solved when solvable, unsolvable when
-    proved so, timeout when undecided; the verdict itself in ``extra``."""
-    from webapp.checking import check
+    """One piece of work on a level, by its type."""
+    from webapp.games.solving import solve
 
-    limits = request.limits
+    match work:
+        case Solve(algorithm=algorithm, moves=moves):
+            state = game.replay(level, list(moves))
+            return solve(game, level, algorithm, state, limits, report, cancelled)
+        case Check():
+            return _check(game, level, limits, report, cancelled)
+        case Improve():
+            return _improve(game, level, work, limits, report)
+        case Trace():
+            return _trace(game, level, work, limits, report, cancelled)
+    raise TypeError(f"no such work: {work!r}")
+
+
+def _check(
+    game: Game,
+    level: Any,
+    limits: Limits,
+    report: Callable[[Progress], None],
+    cancelled: Callable[[], bool],
+) -> Checked:
+    """The editor's verdict on a level, as a result: solved when solvable, unsolvable when
+    proved so, timeout when undecided; the verdict itself beside the figures."""
+    from webapp.checking import Status, check
+
     verdict = check(
         game,
         level,
@@ -115,27 +136,32 @@ def _check(
         report=report,
         cancelled=cancelled,
     )
-    status = {"solvable": "solved", "unsolvable": "unsolvable"}.get(verdict.status, "timeout")
-    if verdict.status == "unknown" and cancelled():
+    status = {Status.SOLVABLE: "solved", Status.UNSOLVABLE: "unsolvable"}.get(
+        verdict.status, "timeout"
+    )
+    if verdict.status is Status.UNKNOWN and cancelled():
         status = "cancelled"
-    return Result(
+    return Checked(
         status=status,
         expanded=verdict.expanded,
         seconds=verdict.seconds,
         optimal=verdict.optimal,
         metric=verdict.metric,
-        extra={"verdict": verdict.to_dict()},
+        verdict=verdict,
     )
 
 
-def _improve(game: Any, level: Any, request: Request, report: Callable[[Progress], None]) -> Result:
+def _improve(
+    game: Game, level: Any, work: Improve, limits: Limits, report: Callable[[Progress], None]
+) -> Result:
     """A solution made shorter by the game's optimizer, as a solve's result: its moves, and
     the solution it started from in ``extra``; progress is the length so far."""
     started = time.monotonic()
-    metric = request.improve
-    given = game.count(level, request.solution)
+    metric = work.metric
+    solution = list(work.solution)
+    given = game.count(level, solution)
     report(Progress(0, 0, 0, 0, 0.0, 0.0, note=f"{given.get(metric, 0)} {metric} to start from"))
-    seconds = request.limits.seconds or 10.0
+    seconds = limits.seconds or 10.0
 
     gains = [0]  # the optimizer reports each gain
 
@@ -148,7 +174,7 @@ def _improve(game: Any, level: Any, request: Request, report: Callable[[Progress
         note = f"{length} {metric} so far"
         report(Progress(expanded, gains[0], 0, length, elapsed, rate, note=note))
 
-    better = game.improve(level, list(request.solution), metric, seconds, gained)
+    better = game.improve(level, solution, metric, seconds, gained)
     moves = list(better.moves)
     figures = game.count(level, moves)
     return Result(
@@ -161,3 +187,29 @@ def _improve(game: Any, level: Any, request: Request, report: Callable[[Progress
         cost=figures.get(metric, len(moves)),
         extra={"shortened_from": given},
     )
+
+
+def _trace(
+    game: Game,
+    level: Any,
+    work: Trace,
+    limits: Limits,
+    report: Callable[[Progress], None],
+    cancelled: Callable[[], bool],
+) -> Traced:
+    """A textbook search written out one expansion at a time, at most ``work.steps``: the
+    search ``solve`` runs with that algorithm, told to a ``StepWriter``."""
+    from webapp.games.solving import StepWriter, solve, traceable
+
+    if work.algorithm not in traceable(game):
+        known = ", ".join(traceable(game)) or "none"
+        return Traced(
+            status="error", error=f"{work.algorithm!r} cannot be traced; traceable: {known}"
+        )
+    steps: list[dict[str, Any]] = []
+    writer = StepWriter(game, level, steps.append, work.steps)
+    result = solve(game, level, work.algorithm, None, limits, report, cancelled, tracer=writer)
+    writer.close()
+    fields = {name: getattr(result, name) for name in Result.__dataclass_fields__}
+    fields["expanded"] = writer.taken  # exact, where a stopped search's is its last tick's
+    return Traced(**fields, steps=steps)

@@ -25,12 +25,13 @@ from typing import Any
 from webapp.jobs import base
 from webapp.jobs.base import CONNECT_GRACE, STOP_GRACE, Job, JobRunner, Request
 from webapp.jobs.child import confine, run_request
+from webapp.jobs.work import Pool
 from webapp.search import Progress, Result
 
 #: What the fork server imports once for all its children: the solvers, and the compiled
 #: kernels made ready (``webapp.jobs.warmed``), so no child spends its first half second or
 #: more importing numba and loading machine code.
-PRELOAD = ["webapp.solving", "webapp.games", "webapp.jobs.warmed"]
+PRELOAD = ["webapp.games.solving", "webapp.games", "webapp.jobs.warmed"]
 #: A child past its time limit that has also been silent this long has stopped answering:
 #: it is stopped. (A child still reporting progress, e.g. while building a table, is not.)
 OVERDUE_GRACE = 10.0
@@ -87,8 +88,8 @@ def _line_of(item: Job | Ticket) -> str:
     return item.client if isinstance(item, Ticket) else item.request.queue_key
 
 
-def _pool_of(item: Job | Ticket) -> str:
-    return "solve" if isinstance(item, Ticket) else item.request.kind
+def _pool_of(item: Job | Ticket) -> Pool:
+    return Pool.SOLVES if isinstance(item, Ticket) else item.request.pool
 
 
 class Runner(JobRunner):
@@ -135,7 +136,7 @@ class Runner(JobRunner):
                 for job in self.jobs.values()
                 if job.request.owner == request.owner and job.state != "done"
             ]
-            alike = [job for job in self.queue if job.request.kind == request.kind]
+            alike = [job for job in self.queue if job.request.pool is request.pool]
             self.admission.check(
                 request,
                 mine_going=len(mine),
@@ -157,8 +158,8 @@ class Runner(JobRunner):
         with self.lock:
             if job.state != "queued":
                 return 0
-            kind = job.request.kind
-            order = [queued for queued in self._order() if _pool_of(queued) == kind]
+            pool = job.request.pool
+            order = [queued for queued in self._order() if _pool_of(queued) is pool]
             return base.position_in(order, job)
 
     def _order(self) -> list[Job | Ticket]:
@@ -171,15 +172,15 @@ class Runner(JobRunner):
             lines.setdefault(_line_of(item), []).append(item)
         return base.fair_order(lines, self._served)
 
-    def running(self, kind: str = "solve") -> int:
-        """Solves (or hints) running now; one-off computations count with the solves."""
-        jobs = sum(1 for j in self.jobs.values() if j.state == "running" and j.request.kind == kind)
-        return jobs + (self._calls_running if kind == "solve" else 0)
+    def running(self, pool: Pool = Pool.SOLVES) -> int:
+        """Jobs of the pool running now; one-off computations count with the solves."""
+        jobs = sum(1 for j in self.jobs.values() if j.state == "running" and j.request.pool is pool)
+        return jobs + (self._calls_running if pool is Pool.SOLVES else 0)
 
-    def _room(self, kind: str) -> bool:
-        """Whether a queued job of this kind may start: computations waiting go first."""
-        if kind == "hint":
-            return self.running("hint") < self.max_hints
+    def _room(self, pool: Pool) -> bool:
+        """Whether a queued job of this pool may start: computations waiting go first."""
+        if pool is Pool.HINTS:
+            return self.running(Pool.HINTS) < self.max_hints
         return self.running() + self._calls_waiting < self.max_running
 
     def _start_queued(self) -> None:

@@ -7,7 +7,7 @@ admission rules and the same order of turns, kept in Redis so every web process 
 - A solve's record is one Redis hash (state, progress, result, version); each web process
   mirrors the solves its pages look at in ``Job`` handles (one thread polls their versions),
   so any web process streams any solve.
-- The queue is fair: each client has a line per pool (``line:<kind>:<client>``), and a worker
+- The queue is fair: each client has a line per pool (``line:<pool>:<client>``), and a worker
   that is free takes the next solve by ``_TAKE``, in turns across clients (the one served
   longest ago first), as ``base.fair_order`` orders them for the queue positions pages show.
   RQ carries only tokens (``run_next``), one per queued solve: whichever worker takes a token
@@ -51,12 +51,13 @@ from webapp.jobs.base import (
     position_in,
 )
 from webapp.jobs.child import confine, die_with_parent, run_request
+from webapp.jobs.work import Pool
 from webapp.search import Progress, Result
 
 #: The RQ queues the workers take tokens from: solves and one-off computations, and hints.
 QUEUE = "puzzlelab"
 HINT_QUEUE = "puzzlelab-hints"
-KINDS = {"solve": QUEUE, "hint": HINT_QUEUE}
+POOLS = {Pool.SOLVES: QUEUE, Pool.HINTS: HINT_QUEUE}
 #: Prefix of every key this module writes.
 PREFIX = "pl:"
 #: Seconds between two heartbeats of a running solve, and how long one lasts.
@@ -328,8 +329,8 @@ class RedisRunner(JobRunner):
         """``rules``: JobRunner's (the grace, the admission's counts)."""
         super().__init__(**rules)
         self.client = connect(url)
-        self.queues = {kind: Queue(name, connection=self.client) for kind, name in KINDS.items()}
-        self.queue = self.queues["solve"]
+        self.queues = {pool: Queue(name, connection=self.client) for pool, name in POOLS.items()}
+        self.queue = self.queues[Pool.SOLVES]
         #: This process's name in the watch sets of the solves its pages follow.
         self.name = secrets.token_hex(6)
         self.jobs: dict[str, Job] = {}  # the solves this process mirrors
@@ -358,7 +359,7 @@ class RedisRunner(JobRunner):
             raise Busy(UNAVAILABLE) from None
 
     def _submit(self, request: Request, page: bool) -> Job:
-        client, kind = self.client, request.kind
+        client, kind = self.client, request.pool.value
         with client.lock(PREFIX + "submit", timeout=5, blocking_timeout=5):
             self._reap_dead(client.smembers(_owner_key(request.owner)))
             mine = [member.decode() for member in client.smembers(_owner_key(request.owner))]
@@ -536,7 +537,7 @@ class RedisRunner(JobRunner):
     def queue_position(self, job: Job) -> int:
         if job.state != "queued":
             return 0
-        kind = job.request.kind
+        kind = job.request.pool.value
         try:
             lines = self._lines(kind)
             clients = list(lines)
@@ -546,7 +547,7 @@ class RedisRunner(JobRunner):
         served = {c: float(t) for c, t in zip(clients, turns, strict=True) if t is not None}
         return position_in(fair_order(lines, served), job.id)
 
-    def running(self, kind: str = "solve") -> int:
+    def running(self, pool: Pool = Pool.SOLVES) -> int:
         try:
             members = [member.decode() for member in self.client.smembers(ACTIVE)]
             pipe = self.client.pipeline()
@@ -555,7 +556,7 @@ class RedisRunner(JobRunner):
             return sum(
                 1
                 for state, of in pipe.execute()
-                if state == b"running" and (of or b"solve").decode() == kind
+                if state == b"running" and (of or b"solve").decode() == pool.value
             )
         except redis.RedisError:
             return 0

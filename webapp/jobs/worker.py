@@ -32,8 +32,8 @@ def main() -> None:
         parser.error("give --url or set PUZZLE_LAB_REDIS_URL")
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s worker %(message)s")
     import webapp.games  # noqa: F401 - imported once, before the horses fork
+    import webapp.games.solving  # noqa: F401
     import webapp.jobs.warmed  # noqa: F401
-    import webapp.solving  # noqa: F401
 
     while True:
         try:

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from webapp import games
-from webapp.checking import Verdict, check
+from webapp.checking import Status, Verdict, check
 from webapp.games.base import DIFFICULTIES, LevelError, MoveError
+from webapp.games.solving import StepWriter, solve, traceable
 from webapp.generating import SEED, generate
 from webapp.search import Limits
-from webapp.solving import StepWriter, solve, traceable
 
 #: Statuses the CLI contract knows; the engine's others are reported as errors with a reason.
 _CONTRACT_STATUSES = {"solved", "unsolvable", "timeout", "node-limit", "error"}
@@ -243,7 +243,7 @@ MAX_TRACE_STEPS = 1_000_000
 
 def cmd_trace(args: argparse.Namespace) -> int:
     """The search's expansions in order, one JSON object a line, as they are made: the same
-    search ``solve`` runs with that algorithm, told to a tracer (webapp/solving.py)."""
+    search ``solve`` runs with that algorithm, told to a tracer (webapp/games/solving.py)."""
     game = _game(args.game)
     stepping = traceable(game)
     if not stepping:
@@ -316,7 +316,8 @@ def check_record(
     """The JSON object of one checked level, as docs/cli.md spells it."""
     if isinstance(level, LevelError):
         default = game.algorithms().get(game.default_algorithm)
-        verdict = Verdict("invalid", level.message, metric=default.metric if default else "moves")
+        metric = default.metric if default else "moves"
+        verdict = Verdict(Status.INVALID, level.message, metric=metric)
         title = ""
         errors = [{"line": level.line, "column": level.column, "message": level.message}]
     else:

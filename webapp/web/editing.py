@@ -28,6 +28,7 @@ from flask import (
 )
 
 from webapp import games
+from webapp.checking import Status, Verdict
 from webapp.core import sharing
 from webapp.core.budgets import EDIT_LOOKS, EDIT_SHUFFLES, EDIT_VERDICTS, PASTES
 from webapp.core.catalog import CUSTOM, LevelRef
@@ -44,6 +45,7 @@ from webapp.games.base import (
 )
 from webapp.generating import shuffle_draft
 from webapp.jobs.base import Busy, wait_for
+from webapp.jobs.work import Check, verdict_of
 from webapp.search import Limits
 from webapp.web.budgets import spends, waiting_elsewhere
 from webapp.web.database import get_store
@@ -237,9 +239,12 @@ def verdict(game_name: str) -> Response:
     draft = read_draft(game, editor, request.form.get("draft", ""))
     try:
         level = level_of(game, editor, draft)
+    except UnsolvableLevel as proof:  # well formed, and the rules alone say it cannot be won
+        square = editor.text(draft).square(proof.line, proof.column)
+        squares = [square] if square else []
+        return _verdict_json(game, Verdict(Status.UNSOLVABLE, proof.message, squares=squares))
     except LevelError as error:
-        return jsonify(status="invalid", html=_verdict_html(game, {"status": "invalid",
-                       "reason": error.message}), squares=[])  # fmt: skip
+        return _verdict_json(game, Verdict(Status.INVALID, error.message))
     seconds = _seconds()
     runner = get_runner()
     board = f"{game.name}#edit"
@@ -249,7 +254,7 @@ def verdict(game_name: str) -> Response:
         with waiting_elsewhere():  # a loaded machine may take seconds to stop a child
             wait_for(earlier, lambda job: job.done, 10.0)
     limits = Limits(seconds=seconds, nodes=None, memory_mb=1024)
-    check = job_request(game, level, [], "", limits, board, "hint", task="check")
+    check = job_request(game, level, Check(), limits, board)
     try:
         job = runner.submit(check)
     except Busy as busy:
@@ -258,22 +263,28 @@ def verdict(game_name: str) -> Response:
     with job, waiting_elsewhere():
         result = job.wait(seconds + EDIT_GRACE)
     runner.forget(job)
+    found = verdict_of(result)
     if result is not None and result.status == "cancelled":
-        found = {"status": "stale", "reason": "a newer draft is being checked"}
-    elif result is None or "verdict" not in result.extra:
+        return jsonify(status="stale", html=_verdict_html(game, {"status": "stale",
+                       "reason": "a newer draft is being checked"}), squares=[])  # fmt: skip
+    if found is None:
         if result is not None and result.error:
-            found = {"status": "unknown", "reason": f"the check failed: {result.error}"}
+            found = Verdict(Status.UNKNOWN, f"the check failed: {result.error}")
         else:
-            found = {"status": "unknown", "reason": f"not decided within {seconds:g} s"}
-    else:
-        found = result.extra["verdict"]
-    if found.get("solution"):
+            found = Verdict(Status.UNKNOWN, f"not decided within {seconds:g} s")
+    if found.solution:
         mark_board_shown(game, level)  # the editor shows it: a win on this board is assisted
+    return _verdict_json(game, found)
+
+
+def _verdict_json(game: Game, verdict: Verdict) -> Response:
+    """The verdict as the editor's script reads it: its status, its words, its squares."""
+    shown = verdict.to_dict()
     return jsonify(
-        status=found["status"],
-        html=_verdict_html(game, found),
-        squares=found.get("squares", []),
-        solution=found.get("solution", ""),
+        status=shown["status"],
+        html=_verdict_html(game, shown),
+        squares=shown["squares"],
+        solution=verdict.solution,
     )
 
 

@@ -25,8 +25,9 @@ from webapp.core.play import Play
 from webapp.core.playback import Playback
 from webapp.core.text import MAX_JSON_DEPTH, json_depth
 from webapp.games.base import LevelError, MoveError
+from webapp.games.solving import check_solution
 from webapp.jobs.base import Busy, Job
-from webapp.solving import check_solution
+from webapp.jobs.work import Improve, Solve
 from webapp.web.budgets import client_key, socket_turn, spends, waiting_elsewhere
 from webapp.web.levels import (
     Found,
@@ -153,7 +154,8 @@ def start_solve(game_name: str, collection: str, ident: str) -> str:
     if algorithm not in found.game.algorithms():
         raise Refused(f"{found.game.title} has no solver called {algorithm[:40]!r}.")
     moves = play.moves if request.form.get("start") == "current" else []
-    solve = job_request(found.game, found.level, moves, algorithm, web_limits(), found.board_key)
+    work = Solve(algorithm, tuple(moves))
+    solve = job_request(found.game, found.level, work, web_limits(), found.board_key)
     try:
         job = get_runner().submit(solve, page=True)
     except Busy as busy:
@@ -184,16 +186,9 @@ def improve_solution(game_name: str, collection: str, ident: str) -> str:
         raise Refused(f"Those moves do not solve this level: {problem}")
     limits = web_limits()
     seconds = min(limits.seconds or IMPROVE_SECONDS, IMPROVE_SECONDS)
+    work = Improve(tuple(tokens), metric)
     solve = job_request(
-        found.game,
-        found.level,
-        [],
-        f"optimizer ({metric})",
-        replace(limits, seconds=seconds),
-        found.board_key,
-        task="improve",
-        solution=tokens,
-        improve=metric,
+        found.game, found.level, work, replace(limits, seconds=seconds), found.board_key
     )
     try:
         job = get_runner().submit(solve, page=True)
@@ -293,7 +288,8 @@ def next_move_hint(found: Found, play: Play) -> str:
     limits = hint_limits()
     algorithm = game.default_for(found.level)
     board = found.board_key + "#hint"
-    solve = job_request(found.game, found.level, play.moves, algorithm, limits, board, "hint")
+    hint = Solve(algorithm, tuple(play.moves), hint=True)
+    solve = job_request(found.game, found.level, hint, limits, board)
     try:
         handle = get_runner().submit(solve)
     except Busy as busy:

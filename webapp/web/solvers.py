@@ -20,6 +20,7 @@ from webapp.jobs.child import die_with_parent
 from webapp.jobs.embedded import Runner
 from webapp.jobs.scaled import RedisRunner
 from webapp.jobs.tables import Tables
+from webapp.jobs.work import Work
 from webapp.search import Limits
 from webapp.web.budgets import client_key
 from webapp.web.players import player_id
@@ -56,32 +57,19 @@ def get_runner() -> JobRunner:
     return current_app.extensions["puzzlelab.runner"]
 
 
-def job_request(
-    game: Game,
-    level: Any,
-    moves: list[str],
-    algorithm: str,
-    limits: Limits,
-    board: str,
-    kind: str = "solve",
-    **more: Any,
-) -> Request:
-    """Work for the runner on behalf of this request's player: the level as its text, the
-    board the work belongs to, who asks and from which client; ``more`` sets the request's
-    other fields (a task and what it needs)."""
+def job_request(game: Game, level: Any, work: Work, limits: Limits, board: str) -> Request:
+    """``work`` for the runner on behalf of this request's player: the level as its text,
+    the board the work belongs to, who asks and from which client."""
     return Request(
         game=game.name,
         level_text=game.level_text(level),
-        moves=list(moves),
-        algorithm=algorithm,
+        work=work,
         limits=limits,
         owner=player_id(),
         board=board,
         game_module=games.module_of(game.name),
         tables_dir=current_app.instance_path,
         client=client_key(),
-        kind=kind,
-        **more,
     )
 
 

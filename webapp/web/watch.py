@@ -11,6 +11,7 @@ from flask import render_template
 from webapp.core.playback import SPEEDS, Playback, solution_playback
 from webapp.games.base import Game
 from webapp.jobs.base import Job
+from webapp.jobs.work import Improve
 from webapp.search import Result
 from webapp.web.levels import Found, benchmark, mark_shown
 from webapp.web.solvers import get_runner, web_limits
@@ -101,8 +102,8 @@ def bounds(found: Found, job: Job, progress: Any) -> dict[str, Any]:
 
 def algorithm_label(game: Game, job: Job) -> str:
     """The solve's algorithm as the panel names it: its label, in the player's words."""
-    if job.request.task == "improve":
-        return f"the solution optimizer, in {job.request.improve.replace('_', ' ')}"
+    if isinstance(job.request.work, Improve):
+        return f"the solution optimizer, in {job.request.work.metric.replace('_', ' ')}"
     algorithm = game.algorithms().get(job.request.algorithm)
     if algorithm is None:
         return job.request.algorithm
@@ -114,8 +115,8 @@ def readings(game: Game, level: Any, job: Job, progress: Any) -> list[dict[str, 
     ``stat-`` element), ``label``, ``value`` and ``what`` it is, in a player's words (the
     textbook words are the step-through view's)."""
     result = job.result
-    if job.request.task == "improve":
-        return improving(game, level, job, progress)
+    if isinstance(job.request.work, Improve):
+        return improving(game, level, job.request.work, job, progress)
     p = progress
     algorithm = game.algorithms().get(job.request.algorithm)
     unit = (algorithm.metric if algorithm else game.counters[0]).replace("_", " ")
@@ -171,12 +172,14 @@ def readings(game: Game, level: Any, job: Job, progress: Any) -> list[dict[str, 
     ]
 
 
-def improving(game: Game, level: Any, job: Job, progress: Any) -> list[dict[str, str]]:
+def improving(
+    game: Game, level: Any, work: Improve, job: Job, progress: Any
+) -> list[dict[str, str]]:
     """The optimizer's figures, in its own terms: the solution it was given and the shortest
     it has made of it, what that saves in each counter, the shorter solutions it found on the
     way, and the positions its searches looked at."""
-    metric = job.request.improve
-    given = game.count(level, job.request.solution)
+    metric = work.metric
+    given = game.count(level, list(work.solution))
     result = job.result
     if result is not None and result.moves is not None:
         now = game.count(level, result.moves)
@@ -284,6 +287,7 @@ def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
         context["chart"] = chart(job)
         context["readings"] = readings(game, found.level, job, progress)
         context["algorithm_label"] = algorithm_label(game, job)
+        context["improving"] = isinstance(job.request.work, Improve)
         context["short_count"] = short_count
         context["queue_position"] = get_runner().queue_position(job)
         playback = playback_of(job, game, found.level) if result is not None else None

@@ -75,8 +75,8 @@ def distances(space: Space, start: int) -> dict[int, int]:
 
 
 def generate(difficulty: str, rng: Random, title: str, game: Any) -> Made:
+    from webapp.games.solving import solve
     from webapp.search import Limits
-    from webapp.solving import solve
 
     low, high = BANDS[difficulty]
     best: tuple[int, Level, int] | None = None

@@ -43,7 +43,7 @@ def position_at(
 ) -> tuple[tuple[int, ...], list[str], dict[str, float]]:
     """A position exactly ``distance`` moves from solved, proved by the optimal solver: its
     tiles, a shortest solution, and what finding it took."""
-    from webapp.solving import solve
+    from webapp.games.solving import solve
 
     tiles = goal(rows, cols)
     while True:

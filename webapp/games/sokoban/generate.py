@@ -112,7 +112,7 @@ def _text(stride: int, floor: set[int], goals, boxes, player: int, title: str) -
 
 
 def generate(difficulty: str, rng: Random, title: str, game: Any) -> Made:
-    from webapp.solving import solve
+    from webapp.games.solving import solve
 
     width, height, count, cells, (low, high) = BANDS[difficulty]
     best: tuple[int, str] | None = None

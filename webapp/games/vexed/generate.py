@@ -62,7 +62,7 @@ def _board(rng: Random, width: int, height: int, colours: int, most: int) -> Boa
 
 
 def generate(difficulty: str, rng: Random, title: str, game: Any) -> Made:
-    from webapp.solving import solve
+    from webapp.games.solving import solve
 
     width, height, colours, most, (low, high) = BANDS[difficulty]
     best: tuple[int, Level, list[str], int] | None = None
