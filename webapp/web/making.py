@@ -122,7 +122,7 @@ def _known(game: Game, difficulty: str, seed: str, size: str) -> LevelRef | None
     """The level made before for this difficulty, seed and size, if any."""
     key = (game.name, difficulty, seed, size)
     level_id = _remembered(current_app).get(key) or get_store().made_level(*key)
-    return _ref_of(game, level_id) if level_id else None
+    return sharing.address(game, level_id) if level_id else None
 
 
 def _make(app: Flask, game: Game, difficulty: str, seed: str, size: str, client: str) -> LevelRef:
@@ -149,13 +149,9 @@ def _make(app: Flask, game: Game, difficulty: str, seed: str, size: str, client:
         except RuntimeError as error:
             raise Unavailable(f"This level could not be made: {error}") from None
         store = get_store()
-        if made["code"]:
-            ref = LevelRef(game.name, POSITION, custom_id=made["code"])
-        else:
-            level = game.parse(made["text"])[0]
-            budget = app.config["LEVELS_BUDGET_MB"] * 2**20
-            shelf = sharing.Shelf(store, VISITOR, budget, lambda _bytes: True, "")
-            ref = sharing.save_levels(shelf, game, [level])[0][0]
+        budget = app.config["LEVELS_BUDGET_MB"] * 2**20
+        shelf = sharing.Shelf(store, VISITOR, budget, lambda _bytes: True, "")
+        ref = sharing.share_level(shelf, game, game.parse(made["text"])[0])
         keys = ("optimum", "metric", "proved", "measures", "solution")
         figures = {key: made[key] for key in keys}
         figures["size"] = size
@@ -309,8 +305,8 @@ def daily_ref(game: Game, day: datetime.date) -> LevelRef:
     if picked is None:
         raise Unavailable("Today's puzzle could not be made; try again later.")
     if day.isoformat() in known:
-        return _ref_of(game, picked)
-    return _ref_of(game, store.save_daily(game.name, day.isoformat(), picked))
+        return sharing.address(game, picked)
+    return sharing.address(game, store.save_daily(game.name, day.isoformat(), picked))
 
 
 def daily_day(game: Game, level_id: str) -> datetime.date | None:
@@ -324,11 +320,6 @@ def spoken(day: datetime.date) -> str:
     return f"{day.day} {day.strftime('%B')} {day.year}"
 
 
-def _ref_of(game: Game, level_id: str) -> LevelRef:
-    kind = POSITION if game.has_position_codes else CUSTOM
-    return LevelRef(game.name, kind, custom_id=level_id)
-
-
 def streak(game: Game, day: datetime.date, known: dict[str, str]) -> int:
     """How many days in a row, up to ``day`` (or the day before, while its puzzle is not
     solved), this player solved the day's puzzle on their own."""
@@ -336,7 +327,7 @@ def streak(game: Game, day: datetime.date, known: dict[str, str]) -> int:
         return 0
     solved = get_store().solved(player_id(), game.name)
     puzzles = {
-        datetime.date.fromisoformat(stamp): _ref_of(game, level_id).key
+        datetime.date.fromisoformat(stamp): sharing.address(game, level_id).key
         for stamp, level_id in known.items()
     }
     return daily_rules.streak(day, puzzles, solved)
@@ -352,7 +343,7 @@ def daily() -> str:
             continue
         known = get_store().daily(game.name)
         past = [
-            (datetime.date.fromisoformat(stamp), _ref_of(game, level_id))
+            (datetime.date.fromisoformat(stamp), sharing.address(game, level_id))
             for stamp, level_id in sorted(known.items(), reverse=True)
             if stamp < day.isoformat()
         ][:ARCHIVE_DAYS]

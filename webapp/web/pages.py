@@ -31,7 +31,6 @@ from jinja2 import TemplateNotFound
 from webapp import games
 from webapp.core import catalog, pictures, sharing
 from webapp.core.budgets import MOVE_BYTES, MOVES, NEW_LEVELS, PASTES, PICTURE_BYTES, UPLOADS
-from webapp.core.catalog import POSITION, LevelRef
 from webapp.core.errors import Conflict, NotFound, Refused
 from webapp.core.levels import get_game
 from webapp.core.play import Play, Turns
@@ -386,10 +385,7 @@ def generate(game_name: str) -> Response:
         level = game.level_from_form(request.form, random.SystemRandom())
     except LevelError as error:
         raise Refused(error.message) from None
-    if game.has_position_codes:
-        ref = LevelRef(game.name, POSITION, custom_id=game.position_code(level))
-    else:
-        ref = sharing.save_levels(shelf(), game, [level])[0][0]
+    ref = sharing.share_level(shelf(), game, level)
     return redirect(_with_picture(game, ref.path), code=303)
 
 
