@@ -29,7 +29,7 @@ from flask import (
 from jinja2 import TemplateNotFound
 
 from webapp import games
-from webapp.core import catalog, pictures, sharing
+from webapp.core import catalog, pictures, selector, sharing
 from webapp.core.budgets import MOVE_BYTES, MOVES, NEW_LEVELS, PASTES, PICTURE_BYTES, UPLOADS
 from webapp.core.errors import Conflict, NotFound, Refused
 from webapp.core.levels import get_game
@@ -54,7 +54,7 @@ from webapp.web.levels import (
 from webapp.web.making import made_context
 from webapp.web.players import csrf_token, player_id
 from webapp.web.solvers import get_runner
-from webapp.web.standing import collection_standing, level_standing
+from webapp.web.standing import level_standing
 from webapp.web.watch import panel_context
 
 bp = Blueprint("web", __name__)
@@ -119,28 +119,19 @@ def game_page(game_name: str) -> str:
 @bp.get("/<game_name>/<collection>/")
 def collection_page(game_name: str, collection: str) -> str:
     game = get_game(game_name)
-    found = catalog.collection(game.name, collection)
-    if found is None:
-        raise NotFound(f"{game.title} has no collection called {collection!r}.")
-    keys = [f"{found.slug}/{n}" for n in range(1, len(found.levels) + 1)]
-    results = get_store().results(player_id(), game.name, keys)
-    started = get_store().started(player_id(), game.name)
-    assisted = get_store().assisted(player_id(), game.name) & set(keys)
-    listing = collection_standing(
-        game.name,
-        found.slug,
-        set(results),
+    view = selector.collection_view(
+        get_store(),
+        game,
+        collection,
+        player_id(),
         request.args.get("sort", "number"),
         request.args.get("show", "all"),
     )
+    found = view["collection"]
     return render_template(
         "collection.html",
-        **listing,
+        **view,
         game=game,
-        collection=found,
-        results=results,
-        started=started,
-        assisted=assisted,
         shortest=lambda level: catalog.known_optimum(game, level),
         titles=[
             catalog.level_title(game, level, f"{found.title} {number}")
