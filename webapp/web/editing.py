@@ -266,7 +266,4 @@ def init_app(app: Flask) -> None:
 
     @app.context_processor
     def editor_helpers() -> dict[str, Any]:
-        return {
-            "authored_levels": own_levels,
-            "author_of": lambda ref: drafts.author_of(get_store(), ref),
-        }
+        return {"authored_levels": own_levels}

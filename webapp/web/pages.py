@@ -29,7 +29,7 @@ from flask import (
 from jinja2 import TemplateNotFound
 
 from webapp import games
-from webapp.core import catalog, pictures, selector, sharing
+from webapp.core import catalog, drafts, pictures, selector, sharing
 from webapp.core.budgets import MOVE_BYTES, MOVES, NEW_LEVELS, PASTES, PICTURE_BYTES, UPLOADS
 from webapp.core.errors import Conflict, NotFound, Refused
 from webapp.core.levels import get_game
@@ -166,7 +166,8 @@ def _level_context(found: Found, message: str = "") -> dict[str, Any]:
     play = load_play(found)
     job = get_runner().latest(player_id(), found.board_key)
     return {
-        **made_context(found.game, found.ref),
+        **made_context(found),
+        "author": drafts.author_of(found.store, found.ref),
         **level_standing(found),
         **panel_context(found, job),
         **play_context(found, play, message, request.form.get("action", "")),

@@ -35,7 +35,7 @@ NAME = re.compile(r"[\w\-.' ]{2,24}")
 
 def level_standing(found: Found) -> dict[str, Any]:
     """The level page's records: its leaderboard, and the player's and the level's ratings."""
-    store, player = get_store(), player_id()
+    store, player = found.store, found.player
     rated = store.level_rating(found.game.name, found.ref.key)
     mine = store.player_rating(player) if player else None
     return {
