@@ -9,17 +9,16 @@ request's store and player.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from flask import Blueprint, Flask, Response, redirect, render_template, request
 
 from webapp.core import budgets as declared
-from webapp.core import selector, sketch
+from webapp.core import profile, selector, sketch
 from webapp.core.errors import NotFound, Refused
 from webapp.core.levels import Found, get_game
 from webapp.core.records import level_records
-from webapp.core.text import check_text, is_reserved, name_key, read_json
+from webapp.core.text import read_json
 from webapp.storage.store import StoreUnavailable
 from webapp.web.budgets import spends
 from webapp.web.database import get_store
@@ -27,10 +26,6 @@ from webapp.web.levels import find_level
 from webapp.web.players import player_id
 
 bp = Blueprint("standing", __name__)
-
-#: A display name: 2 to 24 letters, digits, spaces and - _ . ', not starting or ending with
-#: a space.
-NAME = re.compile(r"[\w\-.' ]{2,24}")
 
 
 def level_standing(found: Found) -> dict[str, Any]:
@@ -45,57 +40,28 @@ def level_standing(found: Found) -> dict[str, Any]:
     }
 
 
-def check_name(name: str) -> str:
-    """The name as kept; Refused, saying why, for one that cannot be shown: an invisible,
-    control or bidirectional character (webapp/core/text.py), a sign, or a reserved name."""
-    name = check_text(name, "name").strip()
-    if not name:
-        return ""
-    if not NAME.fullmatch(name) or "  " in name:
-        raise Refused(
-            "A name is 2 to 24 letters, digits, single spaces and - _ . ' (no other signs)."
-        )
-    if is_reserved(name):
-        raise Refused(f"{name!r} is kept for the site; choose another name.")
-    return name
-
-
 @bp.route("/settings", methods=["GET", "POST"])
 @spends(declared.NAMES, methods=["POST"])  # viewing the page is free
 def settings() -> Response | str | tuple[str, int]:
     """The player's name on leaderboards (anonymous unless they choose one)."""
-    message, status = "", 200
+    store, player = get_store(), player_id()
+    message = ""
     if request.method == "POST":
         try:
-            name = check_name(request.form.get("name", "")[:200])
+            profile.rename(store, player, request.form.get("name", "")[:200])
         except Refused as refused:
-            message, status = refused.message, 400
+            message = refused.message
         else:
-            if get_store().set_name(player_id(), name, name_key(name) if name else ""):
-                return redirect("/settings?saved=1", code=303)
-            message, status = "Another player's name is that one, or looks like it.", 400
-    player = player_id()
-    name = get_store().name(player) if player else ""
-    mine = get_store().player_rating(player) if player else None
-    saved = request.args.get("saved") == "1"
+            return redirect("/settings?saved=1", code=303)
+    mine = profile.profile(store, player)
     page = render_template(
-        "settings.html", name=name, message=message, saved=saved, rating=mine[0] if mine else None
+        "settings.html",
+        name=mine.name,
+        message=message,
+        saved=request.args.get("saved") == "1",
+        rating=mine.rating,
     )
-    return (page, status) if status != 200 else page
-
-
-#: The page settings a player may keep (static/js/settings.js): each name's allowed values.
-PREFERENCES: dict[str, tuple[Any, ...]] = {
-    "theme": ("auto", "light", "dark"),
-    "motion": ("normal", "fast", "off"),
-    "numbers": (True, False),
-    "sound": (True, False),
-    "spoilers": (True, False),
-}
-
-
-#: The most bytes of JSON a page's kept settings take (five names, short values).
-MAX_SETTINGS_BYTES = 2_000
+    return (page, 400) if message else page
 
 
 def player_settings() -> dict[str, Any]:
@@ -114,19 +80,13 @@ def player_settings() -> dict[str, Any]:
 def keep_settings() -> Response:
     """Keep the page settings the player chose, so every browser they play in shows them."""
     if request.is_json:  # read bounded: deeply nested JSON broke the parser (a 500)
-        sent = read_json(request.get_data(cache=False), "settings sent", MAX_SETTINGS_BYTES)
+        raw = request.get_data(cache=False)
+        sent = read_json(raw, "settings sent", profile.MAX_SETTINGS_BYTES)
     else:  # a form: true and false as words
         words = {"true": True, "false": False}
         sent = {name: words.get(value, value) for name, value in request.form.items()}
         sent.pop("csrf_token", None)
-    if not isinstance(sent, dict):
-        raise Refused("Settings are sent as a JSON object.")
-    kept = get_store().preferences(player_id())
-    for name, value in sent.items():
-        if name not in PREFERENCES or value not in PREFERENCES[name] or type(value) is int:
-            raise Refused(f"{str(name)[:20]!r} cannot be set to {str(value)[:20]!r}.")
-        kept[name] = value
-    get_store().set_preferences(player_id(), kept)
+    profile.keep_preferences(get_store(), player_id(), sent)
     return Response(status=204)
 
 
