@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from webapp.core import catalog, ratings, results
-from webapp.core.levels import find_level, mark_shown
+from webapp.core.levels import find_level, mark_shown, replay_seen, replay_view
 from webapp.core.play import Play
 from webapp.core.sharing import Shelf, share_level
 from webapp.games import get
@@ -110,3 +110,18 @@ def test_a_win_is_told_beside_the_best_possible(store):
     mark = results.benchmark_of(solved)
     assert mark == results.benchmark(solved.game, fifteen.levels[0])
     assert not results.could_shorten(played(found, "R"), "moves", mark)  # one move: no shorter
+
+
+def test_a_replay_of_a_solution_marks_the_board_shown_unless_the_players_best_is_as_good(store):
+    found = found_by(store, "p")
+    board = catalog.content_id(SOKOBAN, found.level)
+    replay_seen(found, replay_view(found, "L", None))  # no solution: nothing shown
+    assert not store.was_shown("p", "sokoban", board)
+    results.finish(found, played(found, "LRR"), moves=3, fresh=True)  # their own, in 3
+    replay_seen(found, replay_view(found, "LRR", None))  # their own replay: as good
+    assert not store.was_shown("p", "sokoban", board)
+    replay_seen(found, replay_view(found, "R", None))  # a shorter solution, shown to them
+    assert store.was_shown("p", "sokoban", board)
+    visitor = found_by(store, "")
+    replay_seen(visitor, replay_view(visitor, "R", None))  # a visitor keeps nothing
+    assert not store.was_shown("", "sokoban", board)

@@ -61,11 +61,6 @@ def replay_context(found: Found, text: str, at: str | None) -> dict[str, Any]:
     return core.replay_view(found, text, "0" if at is None else at, kept)
 
 
-def replay_seen(found: Found, replay: dict[str, Any]) -> None:
-    """A replay link holding a solution was shown to this player (webapp/core/levels.py)."""
-    core.replay_seen(found, replay)
-
-
 class Unkept:
     """The games of players past their client's new-player budget: kept in this process's
     memory for their pages, never in the database (the last ``most``, the oldest forgotten).

@@ -32,7 +32,7 @@ from webapp import games
 from webapp.core import catalog, drafts, pictures, selector, sharing
 from webapp.core.budgets import MOVE_BYTES, MOVES, NEW_LEVELS, PASTES, PICTURE_BYTES, UPLOADS
 from webapp.core.errors import Conflict, NotFound, Refused
-from webapp.core.levels import get_game
+from webapp.core.levels import get_game, replay_seen
 from webapp.core.play import Play, Turns
 from webapp.games.base import DIFFICULTIES, MAX_LEVEL_TEXT, Game, IllegalMove, LevelError, MoveError
 from webapp.web import budgets
@@ -47,7 +47,6 @@ from webapp.web.levels import (
     play_context,
     progress,
     replay_context,
-    replay_seen,
     save_play,
     shelf,
 )
