@@ -15,8 +15,8 @@ from playwright.sync_api import Page, expect
 
 from tests.test_browser_axe import violations
 from webapp.games import get
+from webapp.games.solving import solve
 from webapp.search import Limits
-from webapp.solving import solve
 
 pytestmark = pytest.mark.browser
 

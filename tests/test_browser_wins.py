@@ -17,8 +17,8 @@ from tests.test_browser_axe import violations
 from webapp.core import catalog
 from webapp.games import get
 from webapp.games.blocks import parse_move
+from webapp.games.solving import solve
 from webapp.search import Limits
-from webapp.solving import solve
 
 pytestmark = pytest.mark.browser
 

@@ -141,8 +141,8 @@ def test_names_are_checked_and_shown_on_the_leaderboard(client):
 
 def test_a_level_for_me_is_unsolved_and_near_my_rating(app, client):
     from webapp.core.catalog import LevelRef, collection
+    from webapp.core.selector import BAND, level_rating
     from webapp.web.database import get_store
-    from webapp.web.standing import BAND, level_rating
 
     game = get("vexed")
     Player(client, "/vexed/childrens-pack/1").act("move", moves="")  # a player now
@@ -188,9 +188,9 @@ def test_page_settings_are_kept_per_player_and_checked(client):
 
 def test_a_collection_is_sorted_by_rating_and_filtered_by_solved(app, client):
     from webapp.core.catalog import LevelRef, collection
+    from webapp.core.selector import level_rating
     from webapp.games.solving import solve
     from webapp.web.database import get_store
-    from webapp.web.standing import level_rating
 
     pack = collection("vexed", "childrens-pack")
     everything = list(range(1, len(pack.levels) + 1))

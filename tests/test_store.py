@@ -47,7 +47,7 @@ def postgres_url(postgres: PostgresServer) -> str:
     """The server's URL, on empty tables."""
     store = PostgresStore(PostgresConnections(postgres.url, size=1))
     store.query("SELECT 1")  # the first connection creates the schema
-    store.run("TRUNCATE games, results, assisted, levels, titles")
+    store.run("TRUNCATE games, results, assisted, levels, titles, authored")
     store.connections.close()
     return postgres.url
 
@@ -295,6 +295,32 @@ def test_a_players_own_title_for_a_pasted_level_is_theirs_and_swept_with_it(stor
     assert other.title("q", "sokoban", "aaaaaaaaaaaa") is None
     store.expire(0, now=store.clock() + 10)  # the level goes, and its titles with it
     assert other.title("p", "sokoban", "aaaaaaaaaaaa") is None
+
+
+def test_a_players_own_levels_come_in_one_query_newest_first_with_their_titles(
+    store, open_store, monkeypatch
+):
+    clock = iter(range(100, 200))
+    monkeypatch.setattr(store, "clock", lambda: float(next(clock)))
+    for level_id, text in (("aaaaaaaaaaaa", "Title: A\n#####"), ("bbbbbbbbbbbb", "#####")):
+        store.save_level("sokoban", level_id, text)
+        store.save_authored("p", "sokoban", level_id, f"Ann {level_id[0]}")
+    store.save_title("p", "sokoban", "bbbbbbbbbbbb", "Mine")
+    store.save_title("q", "sokoban", "aaaaaaaaaaaa", "Theirs")  # another player's title
+    store.save_authored("p", "sokoban", "cccccccccccc", "Ann c")  # its level is gone
+    store.save_authored("q", "sokoban", "aaaaaaaaaaaa", "Bob")
+    store.save_authored("p", "vexed", "aaaaaaaaaaaa", "Ann v")
+    reader = open_store()
+    asked = []
+    query = reader.query
+    monkeypatch.setattr(reader, "query", lambda *args: asked.append(args) or query(*args))
+    assert reader.authored_levels("p", "sokoban", 50) == [
+        ("bbbbbbbbbbbb", "Ann b", "#####", "Mine"),
+        ("aaaaaaaaaaaa", "Ann a", "Title: A\n#####", None),
+    ]
+    assert len(asked) == 1
+    assert reader.authored_levels("p", "sokoban", 1) == [("bbbbbbbbbbbb", "Ann b", "#####", "Mine")]
+    assert reader.authored_levels("r", "sokoban", 50) == []
 
 
 def test_threads_saving_games_and_wins_together_lose_none(open_store):

@@ -7,7 +7,7 @@ request's). Every game is reached through ``webapp.games.base.Game`` only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlencode
 
@@ -28,6 +28,10 @@ REPLAY_WINDOW = 40
 
 @dataclass
 class Found:
+    """A level at an address, as ``player`` finds it in ``store`` (a pasted level's title is
+    the one they gave it): the services on a found level (the player's game on it, its
+    records, a win finished and rated) read and write that store for that player."""
+
     game: Game
     ref: LevelRef
     level: Any
@@ -37,6 +41,8 @@ class Found:
     previous_ref: LevelRef | None = None
     number: int = 0
     total: int = 0
+    store: Store = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    player: str = ""
 
     @property
     def collection_path(self) -> str | None:
@@ -60,6 +66,12 @@ def get_game(name: str) -> Game:
 
 
 def find_level(game_name: str, collection: str, ident: str, store: Store, player: str) -> Found:
+    """The level at ``/<game_name>/<collection>/<ident>``, found for ``player`` in ``store``;
+    NotFound (or Gone, for a shared level the rules no longer read) naming what is wrong."""
+    return replace(_find(game_name, collection, ident, store, player), store=store, player=player)
+
+
+def _find(game_name: str, collection: str, ident: str, store: Store, player: str) -> Found:
     game = get_game(game_name)
     if collection == POSITION and game.has_position_codes:
         try:
@@ -144,6 +156,41 @@ def next_unsolved(found: Found, store: Store, player: str) -> LevelRef | None:
         if ref.key not in own:
             return ref
     return None
+
+
+def mark_shown(found: Found) -> None:
+    """The player was shown a solution of this board (or a move of one): every later win on
+    it is assisted, even retyped by hand after a restart."""
+    mark_board_shown(found.store, found.player, found.game, found.level)
+
+
+def mark_board_shown(store: Store, player: str, game: Game, level: Any) -> None:
+    """``mark_shown`` for a board at no address yet (the editor's draft), by the board's own
+    id (``catalog.content_id``), the same at every address it has or gets: a collection's,
+    a paste's, the editor's copy. A visitor ("") keeps nothing."""
+    if player:
+        store.mark_shown(player, game.name, catalog.content_id(game, level))
+
+
+def was_shown(found: Found) -> bool:
+    """Whether the player was shown a solution of this board, at any of its addresses."""
+    return found.store.was_shown(
+        found.player, found.game.name, catalog.content_id(found.game, found.level)
+    )
+
+
+def replay_seen(found: Found, replay: dict[str, Any]) -> None:
+    """A replay link holding a solution (``replay_view``) was shown to the player ("watch a
+    shorter solution", a link passed on, the editor's watch): the board counts as shown to
+    them, unless their own best is already as good as the link's (their own replay, say)."""
+    figures = replay.get("solution")
+    if figures is None or not found.player:
+        return
+    first = found.game.counters[0]
+    best = found.store.best(found.player, found.game.name, found.ref.key)
+    if best is not None and best.get(first, 1 << 30) <= figures.get(first, 0):
+        return
+    mark_shown(found)
 
 
 def replay_view(

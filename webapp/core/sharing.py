@@ -1,5 +1,9 @@
 """Saving new levels, pasted, uploaded or generated, under their content addresses: the one
-door every view that makes a level goes through (the paste form, the generator, the editor).
+door every view that makes a level goes through (the paste form, the generator, the editor,
+a level made to order, a stopped search's closest position played on its own).
+
+``share_level`` gives one new level its address: a game that names its positions by a code
+(``Game.has_position_codes``) needs nothing stored, every other game's level is saved.
 
 A level's address is its content id (``catalog.content_id``), so the same board pasted twice
 is one level. What a view needs checked first is checked here: the titles' length, the
@@ -13,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webapp.core import catalog
-from webapp.core.catalog import CUSTOM, LevelRef
+from webapp.core.catalog import CUSTOM, POSITION, LevelRef
 from webapp.core.errors import Refused, TooMany
 from webapp.core.text import check_text
 from webapp.games.base import Game
@@ -83,3 +87,17 @@ def save_levels(shelf: Shelf, game: Game, levels: Sequence[Any]) -> list[tuple[L
                 store.title_level(game.name, level_id, canonical)
         saved.append((LevelRef(game.name, CUSTOM, custom_id=level_id), title))
     return saved
+
+
+def share_level(shelf: Shelf, game: Game, level: Any) -> LevelRef:
+    """The address of one new level: its position code, for a game whose positions have one
+    (nothing is stored, nothing spent), else its content address, saved through
+    ``save_levels`` (and its budgets)."""
+    if game.has_position_codes:
+        return LevelRef(game.name, POSITION, custom_id=game.position_code(level))
+    return save_levels(shelf, game, [level])[0][0]
+
+
+def address(game: Game, level_id: str) -> LevelRef:
+    """The address of a level shared before, from the id ``share_level`` gave it."""
+    return LevelRef(game.name, POSITION if game.has_position_codes else CUSTOM, custom_id=level_id)

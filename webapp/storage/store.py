@@ -888,13 +888,20 @@ class Store:
             (player, game, level_id, author, self.clock()),
         )
 
-    def authored(self, player: str, game: str) -> list[tuple[str, str]]:
-        """The levels this player saved from the editor, newest first: (id, author)."""
+    def authored_levels(
+        self, player: str, game: str, most: int
+    ) -> list[tuple[str, str, str, str | None]]:
+        """The ``most`` newest levels this player saved from the editor that are still kept,
+        in one query: (id, author, the level's text, the title this player gave it, if any
+        of their own)."""
         rows = self.query(
-            "SELECT id, author FROM authored WHERE player=? AND game=? ORDER BY created DESC",
-            (player, game),
+            "SELECT a.id, a.author, l.text, t.title FROM authored a "
+            "JOIN levels l ON l.game = a.game AND l.id = a.id "
+            "LEFT JOIN titles t ON t.player = a.player AND t.game = a.game AND t.id = a.id "
+            "WHERE a.player=? AND a.game=? ORDER BY a.created DESC, a.id LIMIT ?",
+            (player, game, most),
         )
-        return [(row["id"], row["author"]) for row in rows]
+        return [(row["id"], row["author"], row["text"], row["title"]) for row in rows]
 
     def author(self, game: str, level_id: str) -> str | None:
         """The name the level's first maker signed it with, if it was made in the editor."""

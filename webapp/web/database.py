@@ -1,4 +1,6 @@
-"""The store for each request, in the flaskr way: ``init_app(app)`` once, ``get_store()`` in a view.
+"""The store for each request, in the flaskr way: ``init_app(app)`` once; a view asks
+``get_store`` for the request's store once and hands it to a core service (a level found by
+web/levels.py's ``find_level`` carries it).
 
 The engine is a setting: ``DATABASE_URL`` (``PUZZLE_LAB_DATABASE_URL``, e.g.
 ``postgresql://puzzlelab@127.0.0.1:5432/puzzlelab``) selects PostgreSQL; without it games

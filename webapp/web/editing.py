@@ -2,7 +2,8 @@
 hooks (docs/game-interface.md, "The editor"), and the requests its page makes.
 
 The page draws and keeps the draft itself (static/js/editor.js); the server reads a draft
-back as the game's own level text, so the checks are the game's rules:
+back as the game's own level text (webapp/core/drafts.py: reading, judging, keeping, a
+player's own levels), so the checks are the game's rules:
 - ``look``: the structure, at once, in this process (a parse, bounded by the editor's board
   sizes): errors naming their square, and the squares no box may stand on;
 - ``verdict``: a bounded search in a solver child through the job runner (``task`` "check",
@@ -29,20 +30,11 @@ from flask import (
 
 from webapp import games
 from webapp.checking import Status, Verdict
-from webapp.core import sharing
+from webapp.core import drafts
 from webapp.core.budgets import EDIT_LOOKS, EDIT_SHUFFLES, EDIT_VERDICTS, PASTES
-from webapp.core.catalog import CUSTOM, LevelRef
 from webapp.core.errors import NotFound, Refused, Unavailable
 from webapp.core.levels import MAX_LINK_MOVES, get_game
-from webapp.core.text import check_text, read_json
-from webapp.games.base import (
-    Draft,
-    Editor,
-    Game,
-    LevelError,
-    MoveError,
-    UnsolvableLevel,
-)
+from webapp.games.base import Draft, Editor, Game, LevelError, MoveError, UnsolvableLevel
 from webapp.generating import shuffle_draft
 from webapp.jobs.base import Busy, wait_for
 from webapp.jobs.work import Check, verdict_of
@@ -55,10 +47,6 @@ from webapp.web.solvers import get_runner, job_request
 
 bp = Blueprint("editing", __name__)
 
-#: The most bytes a draft may take as JSON (a 30 x 30 board takes about 4,000).
-MAX_DRAFT_BYTES = 40_000
-#: The longest title, author's name or other setting a draft may carry.
-MAX_FIELD = 80
 #: Seconds a verdict's search may take (the EDIT_TIME_LIMIT setting), and how long a page
 #: waits beyond that for its answer.
 EDIT_SECONDS = 5.0
@@ -70,92 +58,12 @@ SHUFFLE_SECONDS = 30.0
 def editable(game_name: str) -> tuple[Game, Editor]:
     """The game at this address and its editor; NotFound for a game without one."""
     game = get_game(game_name)
-    editor = game.editor()
-    if editor is None:
-        raise NotFound(f"{game.title} has no editor yet.")
-    return game, editor
+    return game, drafts.editor_of(game)
 
 
-def read_draft(game: Game, editor: Editor, raw: str) -> Draft:
-    """The draft a page sent, checked for shape and size before the game reads it."""
-    data = read_json(raw, "draft", MAX_DRAFT_BYTES)
-    if not isinstance(data, dict):
-        raise Refused("The draft is not readable (an object was expected).")
-    rows, fields = data.get("rows"), data.get("fields", {})
-    if not isinstance(rows, list) or not rows or not all(isinstance(row, list) for row in rows):
-        raise Refused("The draft has no board (rows of cells were expected).")
-    low, high = editor.rows
-    if not low <= len(rows) <= high:
-        raise Refused(f"A {game.title} board has {low} to {high} rows, not {len(rows)}.")
-    low, high = editor.cols
-    width = len(rows[0])
-    if not low <= width <= high:
-        raise Refused(f"A {game.title} board has {low} to {high} columns, not {width}.")
-    if any(len(row) != width for row in rows):
-        raise Refused("Every row of the board must be as long as the first.")
-    if not isinstance(fields, dict):
-        raise Refused("The draft's settings are not readable.")
-    known = {"title"} | {field.name for field in editor.fields()}
-    kept = {}
-    for name, value in fields.items():
-        if name not in known or not isinstance(value, str):
-            raise Refused(f"The draft has a setting {str(name)[:20]!r} that {game.title} has not.")
-        if len(value) > MAX_FIELD:
-            raise Refused(f"The {name} is too long (the most is {MAX_FIELD} characters).")
-        kept[name] = check_text(value, name)
-    draft = Draft([[str(cell) for cell in row] for row in rows], kept)
-    looks = editor.looks(draft)
-    for r, row in enumerate(draft.rows):
-        for c, cell in enumerate(row):
-            if cell not in looks:
-                raise Refused(
-                    f"Row {r + 1}, column {c + 1} holds {cell[:4]!r}, which is nothing a "
-                    f"{game.title} board has."
-                )
-    return draft
-
-
-def level_of(game: Game, editor: Editor, draft: Draft) -> Any:
-    """The level a draft stands for; LevelError names what is wrong."""
-    return game.parse(editor.text(draft).text)[0]
-
-
-def structure(game: Game, editor: Editor, draft: Draft) -> dict[str, Any]:
-    """What the rules say of a draft at once: errors (each naming its square where it has
-    one), and the squares where a box would be stuck for good."""
-    written = editor.text(draft)
-    targets = [list(square) for square in sorted(editor.target_squares(draft))]
-    try:
-        level = game.parse(written.text)[0]
-    except UnsolvableLevel as proof:  # well formed, and the rules alone say it cannot be won
-        square = written.square(proof.line, proof.column)
-        found = {"status": "unsolvable", "reason": proof.message}
-        return {
-            "ok": False,
-            "errors": [],
-            "dead": [],
-            "squares": [list(square)] if square else [],
-            "targets": targets,
-            "verdict": _verdict_html(game, found),
-        }
-    except LevelError as error:
-        square = written.square(error.line, error.column)
-        message = written.in_rows(error.message)
-        return {
-            "ok": False,
-            "errors": [{"message": message, "square": list(square) if square else None}],
-            "dead": [],
-            "targets": targets,
-        }
-    dead = sorted(game.dead_squares(level))
-    outside = sorted(editor.outside_squares(level))
-    return {
-        "ok": True,
-        "errors": [],
-        "dead": [list(square) for square in dead],
-        "outside": [list(square) for square in outside],
-        "targets": targets,
-    }
+def sent_draft(game: Game, editor: Editor) -> Draft:
+    """The draft the page sent, read and checked (webapp/core/drafts.py)."""
+    return drafts.read_draft(game, editor, request.form.get("draft", ""))
 
 
 # -- the page ---------------------------------------------------------------------------------
@@ -227,8 +135,11 @@ def blank_board(game_name: str) -> Response:
 def look(game_name: str) -> Response:
     """The structure of the draft: errors by square, and the dead squares."""
     game, editor = editable(game_name)
-    draft = read_draft(game, editor, request.form.get("draft", ""))
-    return jsonify(**structure(game, editor, draft), looks=_looks(editor, draft))
+    draft = sent_draft(game, editor)
+    found = drafts.structure(game, editor, draft)
+    if "verdict" in found:  # the rules alone prove it unsolvable: the verdict as the panel shows it
+        found["verdict"] = _verdict_html(game, found["verdict"])
+    return jsonify(**found, looks=_looks(editor, draft))
 
 
 @bp.post("/<game_name>/edit/verdict")
@@ -236,9 +147,9 @@ def look(game_name: str) -> Response:
 def verdict(game_name: str) -> Response:
     """The solver's verdict on the draft, from a bounded search in a solver child."""
     game, editor = editable(game_name)
-    draft = read_draft(game, editor, request.form.get("draft", ""))
+    draft = sent_draft(game, editor)
     try:
-        level = level_of(game, editor, draft)
+        level = drafts.level_of(game, editor, draft)
     except UnsolvableLevel as proof:  # well formed, and the rules alone say it cannot be won
         square = editor.text(draft).square(proof.line, proof.column)
         squares = [square] if square else []
@@ -300,7 +211,7 @@ def shuffle(game_name: str) -> Response:
     game, editor = editable(game_name)
     if not editor.shuffle_most:
         raise NotFound(f"{game.title} has no shuffle.")
-    draft = read_draft(game, editor, request.form.get("draft", ""))
+    draft = sent_draft(game, editor)
     text = request.form.get("moves", "")
     if not text.isdecimal() or not 1 <= int(text) <= editor.shuffle_most:
         raise Refused(f"The moves from solved are a number from 1 to {editor.shuffle_most}.")
@@ -332,21 +243,14 @@ def save(game_name: str) -> Response:
     """The draft saved at its content address: to test-play it (``intent`` play, or watch with
     the solver's ``moves``), or to keep it as the player's own, signed with an author's name."""
     game, editor = editable(game_name)
-    draft = read_draft(game, editor, request.form.get("draft", ""))
+    draft = sent_draft(game, editor)
     intent = request.form.get("intent", "save")
     if intent not in ("save", "play", "watch"):
         raise Refused("The editor can save, test-play or watch a draft; nothing else.")
-    author = " ".join(request.form.get("author", "").split())
-    if len(author) > MAX_FIELD:
-        raise Refused(f"The author's name is too long (the most is {MAX_FIELD} characters).")
-    check_text(author, "author's name")
-    try:
-        level = level_of(game, editor, draft)
-    except LevelError as error:
-        raise Refused(f"The level cannot be played yet: {error.message}") from None
-    ref: LevelRef = sharing.save_levels(shelf(), game, [level])[0][0]
+    author = drafts.read_author(request.form.get("author", ""))
+    level = drafts.playable(game, editor, draft)
+    ref = drafts.keep(shelf(), game, level, author if intent == "save" else None)
     if intent == "save":
-        get_store().save_authored(player_id(), game.name, ref.custom_id or "", author)
         return redirect(ref.path, code=303)
     if intent == "watch":
         moves = request.form.get("moves", "")
@@ -363,29 +267,9 @@ def save(game_name: str) -> Response:
     return redirect(f"{ref.path}?edited=1", code=303)
 
 
-def authored(game: Game) -> list[dict[str, str]]:
+def own_levels(game: Game) -> list[drafts.OwnLevel]:
     """The levels this player saved from the editor, for the game's page."""
-    if not player_id() or game.editor() is None:
-        return []
-    store = get_store()
-    shown = []
-    for level_id, author in store.authored(player_id(), game.name)[:50]:
-        text = store.load_level(game.name, level_id)
-        if text is None:
-            continue
-        title = store.title(player_id(), game.name, level_id)
-        if title is None:
-            title = game.level_title(game.parse(text)[0])
-        ref = LevelRef(game.name, CUSTOM, custom_id=level_id)
-        shown.append({"path": ref.path, "title": title or "Untitled", "author": author})
-    return shown
-
-
-def author_of(ref: LevelRef) -> str:
-    """Who made a level in the editor, as they signed it ("" for any other level)."""
-    if ref.collection != CUSTOM or not ref.custom_id:
-        return ""
-    return get_store().author(ref.game, ref.custom_id) or ""
+    return drafts.own_levels(get_store(), game, player_id())
 
 
 def init_app(app: Flask) -> None:
@@ -393,4 +277,4 @@ def init_app(app: Flask) -> None:
 
     @app.context_processor
     def editor_helpers() -> dict[str, Any]:
-        return {"author_of": author_of, "authored_levels": authored}
+        return {"authored_levels": own_levels}

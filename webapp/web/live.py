@@ -19,7 +19,6 @@ from flask_sock import ConnectionClosed, Sock
 
 from webapp.core import sharing
 from webapp.core.budgets import HINTS, NEW_LEVELS, SOCKETS, SOLVES
-from webapp.core.catalog import POSITION, LevelRef
 from webapp.core.errors import NotFound, Refused
 from webapp.core.play import Play
 from webapp.core.playback import Playback
@@ -258,11 +257,7 @@ def play_stopped(game_name: str, collection: str, ident: str) -> Response:
         level = game.parse(game.render_text(found.level, position))[0]
     except LevelError as error:  # a position the game's own format cannot hold
         raise Refused(f"That position cannot be played on its own: {error}") from None
-    if game.has_position_codes:
-        ref = LevelRef(game.name, POSITION, custom_id=game.position_code(level))
-    else:
-        ref = sharing.save_levels(shelf(), game, [level])[0][0]
-    return redirect(ref.path, code=303)
+    return redirect(sharing.share_level(shelf(), game, level).path, code=303)
 
 
 @bp.post("/<game_name>/<collection>/<ident>/hint")

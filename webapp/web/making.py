@@ -37,9 +37,10 @@ from webapp.core import sharing
 from webapp.core.budgets import MADE_LEVELS
 from webapp.core.catalog import CUSTOM, POSITION, LevelRef
 from webapp.core.errors import NotFound, Refused, Unavailable
-from webapp.core.levels import get_game
+from webapp.core.levels import Found, get_game
 from webapp.games.base import DIFFICULTIES, Game
 from webapp.generating import SEED, make_level
+from webapp.storage.store import Store
 from webapp.web.budgets import client_key, spends, waiting_elsewhere
 from webapp.web.database import get_store
 from webapp.web.orders import Full, Orders, Pantry, Remembered
@@ -122,7 +123,7 @@ def _known(game: Game, difficulty: str, seed: str, size: str) -> LevelRef | None
     """The level made before for this difficulty, seed and size, if any."""
     key = (game.name, difficulty, seed, size)
     level_id = _remembered(current_app).get(key) or get_store().made_level(*key)
-    return _ref_of(game, level_id) if level_id else None
+    return sharing.address(game, level_id) if level_id else None
 
 
 def _make(app: Flask, game: Game, difficulty: str, seed: str, size: str, client: str) -> LevelRef:
@@ -149,13 +150,9 @@ def _make(app: Flask, game: Game, difficulty: str, seed: str, size: str, client:
         except RuntimeError as error:
             raise Unavailable(f"This level could not be made: {error}") from None
         store = get_store()
-        if made["code"]:
-            ref = LevelRef(game.name, POSITION, custom_id=made["code"])
-        else:
-            level = game.parse(made["text"])[0]
-            budget = app.config["LEVELS_BUDGET_MB"] * 2**20
-            shelf = sharing.Shelf(store, VISITOR, budget, lambda _bytes: True, "")
-            ref = sharing.save_levels(shelf, game, [level])[0][0]
+        budget = app.config["LEVELS_BUDGET_MB"] * 2**20
+        shelf = sharing.Shelf(store, VISITOR, budget, lambda _bytes: True, "")
+        ref = sharing.share_level(shelf, game, game.parse(made["text"])[0])
         keys = ("optimum", "metric", "proved", "measures", "solution")
         figures = {key: made[key] for key in keys}
         figures["size"] = size
@@ -262,18 +259,19 @@ def _daily_ahead(app: Flask) -> tuple[str, str, str] | None:
     return None
 
 
-def made_context(game: Game, ref: LevelRef) -> dict[str, Any]:
+def made_context(found: Found) -> dict[str, Any]:
     """What a level page says of a generated level: its difficulty, seed and optimum, and
     the links to another one and a harder one; nothing for other levels."""
+    game, ref = found.game, found.ref
     if ref.collection not in (CUSTOM, POSITION) or not game.generates:
         return {}
-    made = get_store().made(game.name, ref.custom_id or "")
+    made = found.store.made(game.name, ref.custom_id or "")
     if made is None:
         return {}
     band = DIFFICULTIES.index(made["difficulty"])
     harder = DIFFICULTIES[band + 1] if band + 1 < len(DIFFICULTIES) else None
     sized = f"&size={made['size']}" if made.get("size") else ""
-    day = daily_day(game, ref.custom_id or "")
+    day = daily_day(found.store, game, ref.custom_id or "")
     return {
         "made": made,
         "daily": day,
@@ -293,11 +291,10 @@ def today() -> datetime.date:
     return datetime.datetime.now(datetime.UTC).date()
 
 
-def daily_ref(game: Game, day: datetime.date) -> LevelRef:
+def daily_ref(store: Store, game: Game, day: datetime.date) -> LevelRef:
     """The puzzle of ``day``: made from a seed only this instance's secret gives
     (webapp/core/daily.py), and never a level another day had (a repeat takes the day's
     next seed)."""
-    store = get_store()
     known = store.daily(game.name)
     secret = current_app.config["SECRET_KEY"]
     picked = daily_rules.pick(
@@ -309,13 +306,13 @@ def daily_ref(game: Game, day: datetime.date) -> LevelRef:
     if picked is None:
         raise Unavailable("Today's puzzle could not be made; try again later.")
     if day.isoformat() in known:
-        return _ref_of(game, picked)
-    return _ref_of(game, store.save_daily(game.name, day.isoformat(), picked))
+        return sharing.address(game, picked)
+    return sharing.address(game, store.save_daily(game.name, day.isoformat(), picked))
 
 
-def daily_day(game: Game, level_id: str) -> datetime.date | None:
+def daily_day(store: Store, game: Game, level_id: str) -> datetime.date | None:
     """The day whose daily puzzle this level is, or None."""
-    days = [stamp for stamp, known in get_store().daily(game.name).items() if known == level_id]
+    days = [stamp for stamp, known in store.daily(game.name).items() if known == level_id]
     return datetime.date.fromisoformat(min(days)) if days else None
 
 
@@ -324,19 +321,14 @@ def spoken(day: datetime.date) -> str:
     return f"{day.day} {day.strftime('%B')} {day.year}"
 
 
-def _ref_of(game: Game, level_id: str) -> LevelRef:
-    kind = POSITION if game.has_position_codes else CUSTOM
-    return LevelRef(game.name, kind, custom_id=level_id)
-
-
-def streak(game: Game, day: datetime.date, known: dict[str, str]) -> int:
+def streak(store: Store, player: str, game: Game, day: datetime.date, known: dict[str, str]) -> int:
     """How many days in a row, up to ``day`` (or the day before, while its puzzle is not
     solved), this player solved the day's puzzle on their own."""
-    if not player_id():
+    if not player:
         return 0
-    solved = get_store().solved(player_id(), game.name)
+    solved = store.solved(player, game.name)
     puzzles = {
-        datetime.date.fromisoformat(stamp): _ref_of(game, level_id).key
+        datetime.date.fromisoformat(stamp): sharing.address(game, level_id).key
         for stamp, level_id in known.items()
     }
     return daily_rules.streak(day, puzzles, solved)
@@ -346,27 +338,28 @@ def streak(game: Game, day: datetime.date, known: dict[str, str]) -> int:
 def daily() -> str:
     """Today's puzzle of every game that makes levels, the archive, and the player's streaks."""
     day = today()
+    store, player = get_store(), player_id()
     shown = []
     for game in games.all_games():
         if not game.generates:
             continue
-        known = get_store().daily(game.name)
+        known = store.daily(game.name)
         past = [
-            (datetime.date.fromisoformat(stamp), _ref_of(game, level_id))
+            (datetime.date.fromisoformat(stamp), sharing.address(game, level_id))
             for stamp, level_id in sorted(known.items(), reverse=True)
             if stamp < day.isoformat()
         ][:ARCHIVE_DAYS]
-        ref = daily_ref(game, day)
+        ref = daily_ref(store, game, day)
         known[day.isoformat()] = ref.custom_id or ""
-        results = get_store().results(player_id(), game.name, [ref.key]) if player_id() else {}
-        made = get_store().made(game.name, ref.custom_id or "") or {}
+        results = store.results(player, game.name, [ref.key]) if player else {}
+        made = store.made(game.name, ref.custom_id or "") or {}
         shown.append(
             {
                 "game": game,
                 "ref": ref,
                 "made": made,
                 "past": past,
-                "streak": streak(game, day, known),
+                "streak": streak(store, player, game, day, known),
                 "share": share_text(game, day, results.get(ref.key), made),
             }
         )

@@ -29,11 +29,10 @@ from flask import (
 from jinja2 import TemplateNotFound
 
 from webapp import games
-from webapp.core import catalog, pictures, sharing
+from webapp.core import catalog, drafts, pictures, selector, sharing
 from webapp.core.budgets import MOVE_BYTES, MOVES, NEW_LEVELS, PASTES, PICTURE_BYTES, UPLOADS
-from webapp.core.catalog import POSITION, LevelRef
 from webapp.core.errors import Conflict, NotFound, Refused
-from webapp.core.levels import get_game
+from webapp.core.levels import get_game, replay_seen
 from webapp.core.play import Play, Turns
 from webapp.games.base import DIFFICULTIES, MAX_LEVEL_TEXT, Game, IllegalMove, LevelError, MoveError
 from webapp.web import budgets
@@ -48,14 +47,13 @@ from webapp.web.levels import (
     play_context,
     progress,
     replay_context,
-    replay_seen,
     save_play,
     shelf,
 )
 from webapp.web.making import made_context
 from webapp.web.players import csrf_token, player_id
 from webapp.web.solvers import get_runner
-from webapp.web.standing import collection_standing, level_standing
+from webapp.web.standing import level_standing
 from webapp.web.watch import panel_context
 
 bp = Blueprint("web", __name__)
@@ -120,28 +118,19 @@ def game_page(game_name: str) -> str:
 @bp.get("/<game_name>/<collection>/")
 def collection_page(game_name: str, collection: str) -> str:
     game = get_game(game_name)
-    found = catalog.collection(game.name, collection)
-    if found is None:
-        raise NotFound(f"{game.title} has no collection called {collection!r}.")
-    keys = [f"{found.slug}/{n}" for n in range(1, len(found.levels) + 1)]
-    results = get_store().results(player_id(), game.name, keys)
-    started = get_store().started(player_id(), game.name)
-    assisted = get_store().assisted(player_id(), game.name) & set(keys)
-    listing = collection_standing(
-        game.name,
-        found.slug,
-        set(results),
+    view = selector.collection_view(
+        get_store(),
+        game,
+        collection,
+        player_id(),
         request.args.get("sort", "number"),
         request.args.get("show", "all"),
     )
+    found = view["collection"]
     return render_template(
         "collection.html",
-        **listing,
+        **view,
         game=game,
-        collection=found,
-        results=results,
-        started=started,
-        assisted=assisted,
         shortest=lambda level: catalog.known_optimum(game, level),
         titles=[
             catalog.level_title(game, level, f"{found.title} {number}")
@@ -176,7 +165,8 @@ def _level_context(found: Found, message: str = "") -> dict[str, Any]:
     play = load_play(found)
     job = get_runner().latest(player_id(), found.board_key)
     return {
-        **made_context(found.game, found.ref),
+        **made_context(found),
+        "author": drafts.author_of(found.store, found.ref),
         **level_standing(found),
         **panel_context(found, job),
         **play_context(found, play, message, request.form.get("action", "")),
@@ -261,7 +251,7 @@ def _act(found: Found) -> Response | str:
         board += render_template(
             "partials/records.html", game=found.game, oob=True, **level_standing(found)
         )
-        made = made_context(found.game, found.ref)
+        made = made_context(found)
         if made.get("daily"):  # the daily's note tells how short it can be, now it is solved
             board += render_template(
                 "partials/made.html", game=found.game, play=play, oob=True, **made
@@ -391,10 +381,7 @@ def generate(game_name: str) -> Response:
         level = game.level_from_form(request.form, random.SystemRandom())
     except LevelError as error:
         raise Refused(error.message) from None
-    if game.has_position_codes:
-        ref = LevelRef(game.name, POSITION, custom_id=game.position_code(level))
-    else:
-        ref = sharing.save_levels(shelf(), game, [level])[0][0]
+    ref = sharing.share_level(shelf(), game, level)
     return redirect(_with_picture(game, ref.path), code=303)
 
 

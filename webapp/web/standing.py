@@ -1,25 +1,24 @@
-"""Where a player stands: the records and leaderboards of a level and a collection, a name to
-show on them (``/settings``), ratings, and "a level for me" near the player's rating.
+"""Where a player stands: the records and leaderboard of a level, a name to show on them
+(``/settings``), the page settings a player keeps, ratings, and "a level for me" near the
+player's rating.
 
-The counting is in webapp/core/records.py and webapp/core/ratings.py; this passes them the
+The counting is in webapp/core/records.py and webapp/core/ratings.py, the choosing (a level
+for me, a collection listed by rating) in webapp/core/selector.py; this passes them the
 request's store and player.
 """
 
 from __future__ import annotations
 
-import random
-import re
 from typing import Any
 
 from flask import Blueprint, Flask, Response, redirect, render_template, request
 
 from webapp.core import budgets as declared
-from webapp.core import catalog, ratings, results, sketch
-from webapp.core.catalog import LevelRef
+from webapp.core import profile, selector, sketch
 from webapp.core.errors import NotFound, Refused
 from webapp.core.levels import Found, get_game
-from webapp.core.records import collection_board, level_records
-from webapp.core.text import check_text, is_reserved, name_key, read_json
+from webapp.core.records import level_records
+from webapp.core.text import read_json
 from webapp.storage.store import StoreUnavailable
 from webapp.web.budgets import spends
 from webapp.web.database import get_store
@@ -28,17 +27,10 @@ from webapp.web.players import player_id
 
 bp = Blueprint("standing", __name__)
 
-#: A display name: 2 to 24 letters, digits, spaces and - _ . ', not starting or ending with
-#: a space.
-NAME = re.compile(r"[\w\-.' ]{2,24}")
-#: How far from the player's rating "a level for me" looks, and how far "easier" and
-#: "harder" move it.
-BAND, SHIFT = 150.0, 200.0
-
 
 def level_standing(found: Found) -> dict[str, Any]:
     """The level page's records: its leaderboard, and the player's and the level's ratings."""
-    store, player = get_store(), player_id()
+    store, player = found.store, found.player
     rated = store.level_rating(found.game.name, found.ref.key)
     mine = store.player_rating(player) if player else None
     return {
@@ -48,94 +40,28 @@ def level_standing(found: Found) -> dict[str, Any]:
     }
 
 
-#: How a collection page may list its levels: the orders and the filters, in the page's words.
-SORTS = {"number": "in order", "easiest": "easiest first", "hardest": "hardest first"}
-SHOWS = {"all": "every level", "unsolved": "unsolved only", "solved": "solved only"}
-
-
-def collection_standing(
-    game_name: str, slug: str, solved: set[str], sort: str = "number", show: str = "all"
-) -> dict[str, Any]:
-    """A collection page's leaderboard, whether its levels have pictures, each level's
-    rating (played, or predicted where nobody has played it), and the levels' numbers in
-    the order and filter asked for (``sort`` by rating, ``show`` solved or unsolved)."""
-    game = get_game(game_name)
-    found = catalog.collection(game.name, slug)
-    if sort not in SORTS or show not in SHOWS:
-        raise Refused(
-            f"A collection is listed {', '.join(SORTS)} (sort) and {', '.join(SHOWS)} (show)."
-        )
-    rated = get_store().level_ratings(game.name)
-    entries = []
-    for number, level in enumerate(found.levels if found else (), 1):
-        ref = LevelRef(game.name, slug, number)
-        if (show == "solved") != (ref.key in solved) and show != "all":
-            continue
-        entries.append((level_rating(game, ref, level, rated), number, ref.key in rated))
-    if sort != "number":
-        entries.sort(key=lambda entry: (entry[0] if sort == "easiest" else -entry[0], entry[1]))
-    return {
-        "board": collection_board(get_store(), game, slug, player_id()),
-        "sketches": bool(found and found.levels and game.sketch(found.levels[0]) is not None),
-        "listed": [(number, round(rating), played) for rating, number, played in entries],
-        "sort": sort,
-        "show": show,
-        "sorts": SORTS,
-        "shows": SHOWS,
-    }
-
-
-def check_name(name: str) -> str:
-    """The name as kept; Refused, saying why, for one that cannot be shown: an invisible,
-    control or bidirectional character (webapp/core/text.py), a sign, or a reserved name."""
-    name = check_text(name, "name").strip()
-    if not name:
-        return ""
-    if not NAME.fullmatch(name) or "  " in name:
-        raise Refused(
-            "A name is 2 to 24 letters, digits, single spaces and - _ . ' (no other signs)."
-        )
-    if is_reserved(name):
-        raise Refused(f"{name!r} is kept for the site; choose another name.")
-    return name
-
-
 @bp.route("/settings", methods=["GET", "POST"])
 @spends(declared.NAMES, methods=["POST"])  # viewing the page is free
 def settings() -> Response | str | tuple[str, int]:
     """The player's name on leaderboards (anonymous unless they choose one)."""
-    message, status = "", 200
+    store, player = get_store(), player_id()
+    message = ""
     if request.method == "POST":
         try:
-            name = check_name(request.form.get("name", "")[:200])
+            profile.rename(store, player, request.form.get("name", "")[:200])
         except Refused as refused:
-            message, status = refused.message, 400
+            message = refused.message
         else:
-            if get_store().set_name(player_id(), name, name_key(name) if name else ""):
-                return redirect("/settings?saved=1", code=303)
-            message, status = "Another player's name is that one, or looks like it.", 400
-    player = player_id()
-    name = get_store().name(player) if player else ""
-    mine = get_store().player_rating(player) if player else None
-    saved = request.args.get("saved") == "1"
+            return redirect("/settings?saved=1", code=303)
+    mine = profile.profile(store, player)
     page = render_template(
-        "settings.html", name=name, message=message, saved=saved, rating=mine[0] if mine else None
+        "settings.html",
+        name=mine.name,
+        message=message,
+        saved=request.args.get("saved") == "1",
+        rating=mine.rating,
     )
-    return (page, status) if status != 200 else page
-
-
-#: The page settings a player may keep (static/js/settings.js): each name's allowed values.
-PREFERENCES: dict[str, tuple[Any, ...]] = {
-    "theme": ("auto", "light", "dark"),
-    "motion": ("normal", "fast", "off"),
-    "numbers": (True, False),
-    "sound": (True, False),
-    "spoilers": (True, False),
-}
-
-
-#: The most bytes of JSON a page's kept settings take (five names, short values).
-MAX_SETTINGS_BYTES = 2_000
+    return (page, 400) if message else page
 
 
 def player_settings() -> dict[str, Any]:
@@ -154,52 +80,23 @@ def player_settings() -> dict[str, Any]:
 def keep_settings() -> Response:
     """Keep the page settings the player chose, so every browser they play in shows them."""
     if request.is_json:  # read bounded: deeply nested JSON broke the parser (a 500)
-        sent = read_json(request.get_data(cache=False), "settings sent", MAX_SETTINGS_BYTES)
+        raw = request.get_data(cache=False)
+        sent = read_json(raw, "settings sent", profile.MAX_SETTINGS_BYTES)
     else:  # a form: true and false as words
         words = {"true": True, "false": False}
         sent = {name: words.get(value, value) for name, value in request.form.items()}
         sent.pop("csrf_token", None)
-    if not isinstance(sent, dict):
-        raise Refused("Settings are sent as a JSON object.")
-    kept = get_store().preferences(player_id())
-    for name, value in sent.items():
-        if name not in PREFERENCES or value not in PREFERENCES[name] or type(value) is int:
-            raise Refused(f"{str(name)[:20]!r} cannot be set to {str(value)[:20]!r}.")
-        kept[name] = value
-    get_store().set_preferences(player_id(), kept)
+    profile.keep_preferences(get_store(), player_id(), sent)
     return Response(status=204)
-
-
-def level_rating(game: Any, ref: LevelRef, level: Any, rated: dict) -> float:
-    """A level's rating, or where it starts when nobody has rated it yet."""
-    if ref.key in rated:
-        return rated[ref.key][0]
-    return results.predicted_rating(game, level)
 
 
 @bp.get("/<game_name>/for-me")
 def level_for_me(game_name: str) -> Response:
     """An unsolved level of the game's collections near the player's rating (``shift``
-    easier or harder moves the aim), picked at random among those within the band; the
-    nearest when none is."""
+    easier or harder moves the aim): webapp/core/selector.py."""
     game = get_game(game_name)
-    store, player = get_store(), player_id()
-    mine = store.player_rating(player) if player else None
-    aim = (mine[0] if mine else ratings.CENTRE) + {"easier": -SHIFT, "harder": SHIFT}.get(
-        request.args.get("shift", ""), 0.0
-    )
-    solved = store.solved(player, game.name) if player else set()
-    rated = store.level_ratings(game.name)
-    choices = []
-    for found in catalog.collections(game.name):
-        for number, level in enumerate(found.levels, 1):
-            ref = LevelRef(game.name, found.slug, number)
-            if ref.key not in solved:
-                choices.append((abs(level_rating(game, ref, level, rated) - aim), ref))
-    if not choices:
-        raise NotFound(f"You have solved every {game.title} level in the collections.")
-    near = [ref for distance, ref in choices if distance <= BAND]
-    ref = random.SystemRandom().choice(near) if near else min(choices, key=lambda c: c[0])[1]
+    shift = request.args.get("shift", "")
+    ref = selector.level_for_me(get_store(), game, player_id(), shift)
     return redirect(f"{ref.path}?for-me=1", code=303)
 
 
