@@ -6,6 +6,8 @@
    game's format (a wall's "#", a colour's letter, a piece's letter, a tile's number). The tools,
    how each value looks and the whole-board actions come from the game's hooks, in the page's
    JSON config. */
+import { csrf } from "./csrf.js";
+
 (function () {
   "use strict";
   const root = document.getElementById("editor");
@@ -26,10 +28,6 @@
   let shownSize = "";               // the size the size fields were last set to
 
   function clone(d) { return JSON.parse(JSON.stringify(d)); }
-  function csrf() {
-    const meta = document.querySelector('meta[name="csrf-token"]');
-    return meta ? meta.content : "";
-  }
   function sizeOf(d) { return [d.rows.length, d.rows[0].length]; }
 
   // -- keeping the draft ---------------------------------------------------------------------
