@@ -54,6 +54,7 @@ swap.afterSwap((event) => {
   if (!event.detail.target || event.detail.target.id !== "play") return;
   // The board keeps the keyboard, the zoom, the view of the player; the news is read out.
   restoreFocus();
+  if (touch.playedByFinger()) layout.zoomToPlay();  // a big board on a phone: squares to hit
   layout.showZoom();
   layout.follow();
   announce();

@@ -32,8 +32,35 @@ export function showZoom() {
   }
 }
 
-export function unzoom() {
+function unzoom() {
   zoom.scale = 1; zoom.x = 0; zoom.y = 0;
+  showZoom();
+}
+
+// -- A big board on a phone: the page opens with the whole board in view; once the player
+// plays on it with a finger, it zooms in to squares a finger can read and hit (as a phone's
+// Sokoban does), centred on the game's attention and following it from then on. "Fit" or two
+// fingers show it whole again, and it stays as the player left it.
+const READABLE = 28;  // px a square takes once zoomed in
+const SMALL = 24;     // px below which a square is too small to play with a finger
+let readableAsked = false;
+
+export function zoomToPlay() {
+  if (readableAsked) return;
+  readableAsked = true;
+  const box = frame(), game = current();
+  const board = box && box.querySelector(".board");
+  const cell = board && board.querySelector(".cell");
+  if (!cell || zoom.scale > 1.01) return;
+  const size = cell.getBoundingClientRect().width;
+  if (!size || size >= SMALL) return;
+  const target = (game && game.attention && game.attention(board)) || cell;
+  const boxRect = box.getBoundingClientRect(), rect = target.getBoundingClientRect();
+  zoom.scale = Math.min(5, READABLE / size);
+  // The attention's centre at the frame's centre (then kept inside the board's edges).
+  zoom.x = box.clientWidth / 2 - (rect.left - boxRect.left + rect.width / 2) * zoom.scale;
+  zoom.y = box.clientHeight / 2 - (rect.top - boxRect.top + rect.height / 2) * zoom.scale;
+  clampPan();
   showZoom();
 }
 
@@ -73,6 +100,7 @@ export function pinchStart(event) {
   const [a, b] = event.touches;
   if (!box.contains(a.target) && !box.contains(b.target)) return false;
   const rect = box.getBoundingClientRect();
+  readableAsked = true;  // the player sets the view with two fingers: it stays theirs
   pinch = {
     distance: Math.hypot(a.clientX - b.clientX, a.clientY - b.clientY) || 1,
     // The board's own point under the fingers, which stays under them.

@@ -2,12 +2,12 @@
 // panel it redraws. A playback step marks its move in the solution's list; a finished solve's
 // closed socket opens again for the next playback command; and each progress or end message
 // is told to the page as a "solver:progress" event (detail: the message, parsed), for any
-// view that draws more from the search (the heat map).
+// view that draws more from the search (such as a map of where it looked).
 
 // A message as an object: a JSON message as it is; a redrawn panel as {type: "progress" or
 // "end", state, status} plus what its [data-progress] element holds (JSON); null for a
 // playback step or a note.
-export function parseMessage(text) {
+function parseMessage(text) {
   const trimmed = String(text || "").trim();
   if (trimmed.startsWith("{")) {
     try {

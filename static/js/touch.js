@@ -5,10 +5,17 @@ import { pinchEnd, pinchMove, pinchStart, pinching } from "./layout.js";
 import { send } from "./pipeline.js";
 
 let touch = null;
+// Whether a finger has played on the board (a tap or a swipe whose move is on its way).
+let played = false;
+
+export function playedByFinger() {
+  return played;
+}
 
 function onTouchStart(event) {
   if (event.touches.length === 2 && pinchStart(event)) { touch = null; return; }
   const board = event.target.closest ? event.target.closest("#play .board") : null;
+  if (board && event.touches.length === 1) played = true;
   touch = board && event.touches.length === 1
     ? { x: event.touches[0].clientX, y: event.touches[0].clientY, target: event.target, board: board }
     : null;
