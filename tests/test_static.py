@@ -147,3 +147,14 @@ def test_the_front_end_has_one_swap_listener_one_token_reader_and_a_small_entry(
     # The games' keyboard cursors are the one cursor module's.
     for game in ("vexed", "blocks"):
         assert "new GridCursor(" in texts[f"games/{game}/game.js"]
+
+
+def test_the_page_preloads_the_modules_the_entry_needs_by_their_versions(client):
+    page = client.get("/sokoban/microban/1").text
+    versioned = set(json.loads(_import_map(page))["imports"].values())
+    preloaded = re.findall(r'<link rel="modulepreload" href="([^"]+)">', page)
+    names = {address.split("?")[0].removeprefix("/static/js/") for address in preloaded}
+    # What app.js imports, and what those import (the token reader, through the requests).
+    assert {"pipeline.js", "cursor.js", "motion.js", "csrf.js"} <= names
+    assert "app.js" not in names and "editor.js" not in names
+    assert len(preloaded) == len(names) and set(preloaded) <= versioned
