@@ -144,9 +144,9 @@ def test_the_front_end_has_one_swap_listener_one_token_reader_and_a_small_entry(
     assert readers == ["js/csrf.js"], readers
     assert len(texts["js/app.js"].splitlines()) <= 250
     assert texts["js/app.js"].count("import ") >= 10
-    # The games' keyboard cursors are the one cursor module's.
-    for game in ("vexed", "blocks"):
-        assert "new GridCursor(" in texts[f"games/{game}/game.js"]
+    # The keyboard cursors of the games and of the editor are the one cursor module's.
+    for script in ("games/vexed/game.js", "games/blocks/game.js", "js/editor.js"):
+        assert "new GridCursor(" in texts[script]
 
 
 def test_the_page_preloads_the_modules_the_entry_needs_by_their_versions(client):

@@ -1,8 +1,8 @@
 // The board's keyboard cursor, one for every game. The board itself takes the keyboard focus
 // (for a game whose arrows move the player or a tile, that is all it needs), keeps it across
 // the redraws of #play and when a game shows other boards in its place (the steps of a move);
-// a game that picks pieces from the keyboard moves a GridCursor over the squares with the
-// arrows and marks the square it is on.
+// a game that picks pieces from the keyboard (and the editor) moves a GridCursor over the
+// squares with the arrows and marks the square it is on.
 
 // The board of #play made focusable (a board drawn by the server has no tabindex).
 export function prepareBoard() {
