@@ -297,7 +297,7 @@ document.addEventListener("htmx:wsAfterMessage", () => {
 });
 
 // Swaps of the play partial that htmx makes itself (a solution used, a figure refreshed):
-// swap.js tells these two (app.js animates its own swaps of #play).
+// swap.js tells these two (pipeline.js animates its own swaps of #play).
 let pending = null;
 function beforeSwap(event) {
   const target = event.detail.target;

@@ -1,7 +1,7 @@
 // Puzzle Lab: the player's settings, kept per player on the server (the page carries them in
 // <html data-kept-settings>, and each change is sent to /settings/page) and in this browser
 // (localStorage) for a visitor. Loaded before the page is drawn, so a dark page never flashes light:
-// this script only marks the root element; the style sheet and app.js read the marks. A classic
+// this script only marks the root element; the style sheet and the modules read the marks. A classic
 // script (a module would run after the first paint): sending a change to the server is kept.js's.
 //   theme    "auto" (follow the system's prefers-color-scheme), "light" or "dark"
 //   motion   "normal", "fast" or "off" (prefers-reduced-motion always means off)

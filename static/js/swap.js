@@ -1,4 +1,4 @@
-// The one place that hears htmx swap a part of the page (and app.js's own swaps of #play,
+// The one place that hears htmx swap a part of the page (and pipeline.js's own swaps of #play,
 // which fire the same event): whoever needs to know registers here, and is told in the order
 // it registered. One failing does not keep the others from hearing.
 const before = [];
