@@ -186,3 +186,59 @@ def test_a_swipe_on_a_vexed_block_slides_it(phone, live_server):
     swipe(page, cdp, "1,4", "u")  # up or down slides nothing
     page.wait_for_timeout(300)
     expect(page.locator("#count-moves")).to_have_text("1")
+
+
+XSOKOBAN_50 = SOKOBAN.parse((LEVELS / "sokoban" / "xsokoban.xsb").read_text())[49]
+
+
+def _step(level, state) -> tuple[str, str]:
+    """A square beside the player it can step onto (no push), and the square it stands on."""
+    for move in "lurd":
+        try:
+            after = SOKOBAN.apply(level, state, move)
+        except ValueError:
+            continue
+        if after.boxes == state.boxes:
+            return "{},{}".format(*divmod(after.player, level.width)), "{},{}".format(
+                *divmod(state.player, level.width)
+            )
+    raise AssertionError("the player cannot step anywhere")
+
+
+def test_a_big_board_opens_whole_then_zooms_to_squares_a_finger_can_hit(phone, live_server):
+    page = phone
+    page.goto(live_server.url + "/sokoban/xsokoban/50")
+    square = lambda: page.locator("#play .board .cell").first.bounding_box()["width"]  # noqa: E731
+    whole = square()
+    assert whole < 24  # 19 px squares: too small for a finger
+    expect(page.locator("#play .board-frame.zoomed")).to_have_count(0)
+    beside, start = _step(XSOKOBAN_50, SOKOBAN.start(XSOKOBAN_50))
+    tap(page, beside)
+    expect(page.locator("#count-moves")).to_have_text("1")
+    # Played with a finger: squares a finger can read and hit, the player in view.
+    expect(page.locator("#play .board-frame.zoomed")).to_have_count(1)
+    assert square() >= 26
+    frame = page.locator("#play .board-frame").bounding_box()
+    player = page.locator("#play .board .player").bounding_box()
+    assert (
+        frame["x"] <= player["x"] and player["x"] + player["width"] <= frame["x"] + frame["width"]
+    )
+    assert (
+        frame["y"] <= player["y"] and player["y"] + player["height"] <= frame["y"] + frame["height"]
+    )
+    # "Fit" shows it whole, and it stays whole as the game goes on.
+    page.locator("#play .zoom-reset").tap()
+    expect(page.locator("#play .board-frame.zoomed")).to_have_count(0)
+    tap(page, start)
+    expect(page.locator("#count-moves")).to_have_text("2")
+    expect(page.locator("#play .board-frame.zoomed")).to_have_count(0)
+    assert square() == whole
+
+
+def test_a_board_with_squares_big_enough_is_never_zoomed_by_itself(phone, live_server):
+    page = phone
+    page.goto(live_server.url + "/sokoban/microban/1")
+    beside, _ = _step(MICROBAN_1, SOKOBAN.start(MICROBAN_1))
+    tap(page, beside)
+    expect(page.locator("#count-moves")).to_have_text("1")
+    expect(page.locator("#play .board-frame.zoomed")).to_have_count(0)

@@ -1,9 +1,13 @@
 """The vendored front-end files are exactly the recorded versions."""
 
+import base64
 import gzip
 import hashlib
+import json
 import re
 from pathlib import Path
+
+from webapp.web.assets import FOREVER
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
 VENDOR = STATIC / "vendor"
@@ -94,3 +98,63 @@ def test_every_page_says_what_it_is_to_a_search_engine(client):
         assert match, f"{path} has no description"
     level = client.get("/sokoban/microban/12").text
     assert re.search(r'<meta name="description" content="[^"]*Microban[^"]*">', level)
+
+
+def _import_map(page_html: str) -> str:
+    match = re.search(r'<script type="importmap">(.*?)</script>', page_html, re.S)
+    assert match, "the page has no import map"
+    return match.group(1)
+
+
+def test_the_import_map_gives_every_module_its_versioned_address(client):
+    page = client.get("/sokoban/microban/1")
+    imports = json.loads(_import_map(page.text))["imports"]
+    modules = sorted((STATIC / "js").rglob("*.js"))
+    assert len(modules) > 10  # the front end in modules
+    for module in modules:
+        plain = "/static/" + module.relative_to(STATIC).as_posix()
+        version = hashlib.sha256(module.read_bytes()).hexdigest()[:12]
+        assert imports[plain] == f"{plain}?v={version}"
+        assert client.get(imports[plain]).headers["Cache-Control"] == FOREVER
+    # The map comes before the first module, which would otherwise be fetched without it.
+    assert page.text.index('type="importmap"') < page.text.index('type="module"')
+
+
+def test_the_policy_allows_the_import_map_by_its_hash_and_no_other_inline_script(client):
+    page = client.get("/sokoban/microban/1")
+    text = _import_map(page.text)
+    digest = base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+    policy = page.headers["Content-Security-Policy"]
+    scripts = next(part for part in policy.split(";") if part.strip().startswith("script-src"))
+    assert scripts.split() == ["script-src", "'self'", f"'sha256-{digest}'"]
+    # The same map and hash on every page and answer of this process.
+    home = client.get("/")
+    assert _import_map(home.text) == text
+    assert home.headers["Content-Security-Policy"] == policy
+
+
+def test_the_front_end_has_one_swap_listener_one_token_reader_and_a_small_entry():
+    scripts = [*(STATIC / "js").rglob("*.js"), *(STATIC / "games").rglob("*.js")]
+    texts = {path.relative_to(STATIC).as_posix(): path.read_text() for path in scripts}
+    listening = [
+        name for name, text in texts.items() if 'addEventListener("htmx:afterSwap"' in text
+    ]
+    assert listening == ["js/swap.js"] and texts["js/swap.js"].count("htmx:afterSwap") == 1
+    readers = [name for name, text in texts.items() if "csrf-token" in text]
+    assert readers == ["js/csrf.js"], readers
+    assert len(texts["js/app.js"].splitlines()) <= 250
+    assert texts["js/app.js"].count("import ") >= 10
+    # The keyboard cursors of the games and of the editor are the one cursor module's.
+    for script in ("games/vexed/game.js", "games/blocks/game.js", "js/editor.js"):
+        assert "new GridCursor(" in texts[script]
+
+
+def test_the_page_preloads_the_modules_the_entry_needs_by_their_versions(client):
+    page = client.get("/sokoban/microban/1").text
+    versioned = set(json.loads(_import_map(page))["imports"].values())
+    preloaded = re.findall(r'<link rel="modulepreload" href="([^"]+)">', page)
+    names = {address.split("?")[0].removeprefix("/static/js/") for address in preloaded}
+    # What app.js imports, and what those import (the token reader, through the requests).
+    assert {"pipeline.js", "cursor.js", "motion.js", "csrf.js"} <= names
+    assert "app.js" not in names and "editor.js" not in names
+    assert len(preloaded) == len(names) and set(preloaded) <= versioned

@@ -6,6 +6,9 @@
    game's format (a wall's "#", a colour's letter, a piece's letter, a tile's number). The tools,
    how each value looks and the whole-board actions come from the game's hooks, in the page's
    JSON config. */
+import { GridCursor } from "./cursor.js";
+import { csrf } from "./csrf.js";
+
 (function () {
   "use strict";
   const root = document.getElementById("editor");
@@ -19,17 +22,15 @@
   let draft = null;
   let undone = [], done = [];
   let tool = config.tools[0];
-  let cursor = [0, 0];
+  // The keyboard's square on the draft (the board cursor every game uses), drawn by render().
+  const cursor = new GridCursor("#edit-board");
+  cursor.place([0, 0]);
   let picked = null;                // a swap tool's first cell
   let marks = { errors: [], dead: [], squares: [], outside: [], targets: [] };
   let stroke = null;                // the draft before a drag began, and the cells it painted
   let shownSize = "";               // the size the size fields were last set to
 
   function clone(d) { return JSON.parse(JSON.stringify(d)); }
-  function csrf() {
-    const meta = document.querySelector('meta[name="csrf-token"]');
-    return meta ? meta.content : "";
-  }
   function sizeOf(d) { return [d.rows.length, d.rows[0].length]; }
 
   // -- keeping the draft ---------------------------------------------------------------------
@@ -220,7 +221,7 @@
                  config.cols[0] + " to " + config.cols[1] + " columns.");
     }
     const made = name === "new" ? fetchBlank(rows, cols).then(b => ({ rows: b.rows, fields: b.fields })) : resize(rows, cols);
-    made.then(d => { cursor = [0, 0]; change(d); }).catch(e => say(e.message));
+    made.then(d => { cursor.place([0, 0]); change(d); }).catch(e => say(e.message));
   }
 
   // -- drawing the board ------------------------------------------------------------------------
@@ -266,7 +267,7 @@
           if (same(r + 1, c)) classes += " join-d";
           if (same(r - 1, c)) classes += " join-u";
         }
-        if (cursor[0] === r && cursor[1] === c) classes += " edit-cursor";
+        if (cursor.at[0] === r && cursor.at[1] === c) classes += " edit-cursor";
         if (picked && picked[0] === r && picked[1] === c) classes += " selected";
         if (div.className !== classes) div.className = classes;
         const title = look.label + (errorAt.has(key(r, c)) ? ": " + errorAt.get(key(r, c)) : "");
@@ -295,10 +296,10 @@
     where();
   }
   function where() {
-    const value = draft.rows[cursor[0]][cursor[1]];
+    const value = draft.rows[cursor.at[0]][cursor.at[1]];
     const look = looks[value] || { label: value };
     document.getElementById("edit-where").textContent =
-      "Tool: " + tool.label + ". Cursor at row " + (cursor[0] + 1) + ", column " + (cursor[1] + 1) +
+      "Tool: " + tool.label + ". Cursor at row " + (cursor.at[0] + 1) + ", column " + (cursor.at[1] + 1) +
       ": " + look.label + (picked ? ". Picked: row " + (picked[0] + 1) + ", column " + (picked[1] + 1) : "") + ".";
   }
   function say(text) {
@@ -416,7 +417,7 @@
     if (!at || event.button > 0) return;
     event.preventDefault();
     board.focus({ preventScroll: true });
-    cursor = at;
+    cursor.place(at);
     board.setPointerCapture(event.pointerId);
     stroke = { start: at, before: draft, work: clone(draft), seen: new Set([key(at[0], at[1])]), moved: false };
     if (tool.kind !== "swap") { paintInto(stroke.work, at[0], at[1]); draft = stroke.work; render(); draft = stroke.before; }
@@ -427,7 +428,7 @@
     if (!at || stroke.seen.has(key(at[0], at[1]))) return;
     stroke.seen.add(key(at[0], at[1]));
     stroke.moved = true;
-    cursor = at;
+    cursor.place(at);
     if (tool.kind === "swap" || tool.kind === "remove") return;
     if (tool.kind === "piece") stroke.work = pieceInto(stroke.before, stroke.start, at);
     else paintInto(stroke.work, at[0], at[1]);
@@ -457,7 +458,7 @@
   board.addEventListener("pointercancel", endStroke);
 
   // -- keys -------------------------------------------------------------------------------------
-  const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+  const ARROWS = { ArrowUp: "u", ArrowDown: "d", ArrowLeft: "l", ArrowRight: "r" };
   function choose(next) {
     tool = next; picked = null;
     document.querySelectorAll("#palette [data-tool]").forEach(b => b.setAttribute("aria-pressed", String(b.dataset.tool === tool.key)));
@@ -476,15 +477,13 @@
     const onBoard = event.target === board;
     if (ARROWS[event.key] && onBoard) {
       event.preventDefault();
-      const [h, w] = sizeOf(draft);
-      cursor = [Math.min(h - 1, Math.max(0, cursor[0] + ARROWS[event.key][0])),
-                Math.min(w - 1, Math.max(0, cursor[1] + ARROWS[event.key][1]))];
+      cursor.move(ARROWS[event.key], () => [0, 0]);  // within the board drawn (--rows, --cols)
       render();
       return;
     }
     if ((event.key === " " || event.key === "Enter") && onBoard) {
       event.preventDefault();
-      useAt(cursor[0], cursor[1]);
+      useAt(cursor.at[0], cursor.at[1]);
       return;
     }
     const named = config.tools.find(t => t.key === event.key);

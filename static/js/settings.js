@@ -1,7 +1,8 @@
 // Puzzle Lab: the player's settings, kept per player on the server (the page carries them in
 // <html data-kept-settings>, and each change is sent to /settings/page) and in this browser
 // (localStorage) for a visitor. Loaded before the page is drawn, so a dark page never flashes light:
-// this script only marks the root element; the style sheet and app.js read the marks.
+// this script only marks the root element; the style sheet and the modules read the marks. A classic
+// script (a module would run after the first paint): sending a change to the server is kept.js's.
 //   theme    "auto" (follow the system's prefers-color-scheme), "light" or "dark"
 //   motion   "normal", "fast" or "off" (prefers-reduced-motion always means off)
 //   numbers  tile numbers over pictures
@@ -61,20 +62,8 @@
       // Kept for this page only.
     }
     apply();
-    keep(name, value);
+    // The player's change, with its name: kept.js keeps it on the server too.
     document.dispatchEvent(new CustomEvent("puzzlelab:settings", { detail: { name: name, value: value } }));
-  }
-
-  // The player's own copy on the server (a visitor's first change makes the player).
-  function keep(name, value) {
-    const token = document.querySelector('meta[name="csrf-token"]');
-    if (!token || !window.fetch) return;
-    fetch("/settings/page", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": token.content },
-      body: JSON.stringify({ [name]: value }),
-      credentials: "same-origin",
-    }).catch(() => {});  // offline: this browser keeps it
   }
 
   // -- The settings dialog (base.html): its fields show and change the settings ----------------
@@ -109,6 +98,7 @@
       settings = read();
       apply();
       fill(form);
+      // Not the player's change here (no name): nothing to keep again.
       document.dispatchEvent(new CustomEvent("puzzlelab:settings", { detail: {} }));
     });
   }

@@ -8,15 +8,19 @@ and ``static/``. Pages load a game's files only where the game is played.
 
 from __future__ import annotations
 
+import base64
 import gzip
 import hashlib
+import json
 import mimetypes
+import posixpath
+import re
 import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from flask import Flask, Response, abort, request, url_for
+from flask import Flask, Response, abort, current_app, request, url_for
 from jinja2 import ChoiceLoader, FileSystemLoader, PrefixLoader
 from werkzeug.security import safe_join
 
@@ -125,6 +129,79 @@ def asset_url(game: Game, filename: str) -> str | None:
     return url_for("game_asset", game_name=game.name, filename=filename)
 
 
+#: The folder of the browser's own modules (static/js): each may import the others.
+MODULES = "js"
+
+
+def _import_map() -> str:
+    """The page's import map: each module's plain address (what ``import "./pipeline.js"``
+    resolves to) mapped to its versioned one, so a module imported by another is fetched by its
+    version too and a deploy never mixes an old module with new ones."""
+    static = Path(current_app.static_folder or ROOT / "static")
+    imports = {}
+    for path in sorted((static / MODULES).rglob("*.js")):
+        name = path.relative_to(static).as_posix()
+        versioned = url_for("static", filename=name)
+        imports[versioned.split("?", 1)[0]] = versioned
+    # "<" escaped: the text sits inside a <script> element.
+    return json.dumps({"imports": imports}, sort_keys=True).replace("<", "\\u003c")
+
+
+def import_map() -> tuple[str, str]:
+    """The import map's text and its CSP source ('sha256-...'), made once per process (and
+    per script root); while debugging, again on each request, as the files change."""
+    key = request.script_root
+    made: dict[str, tuple[str, str]] = current_app.extensions.setdefault("import_map", {})
+    if key not in made or current_app.debug:
+        if len(made) >= 8:  # a deployment has one script root: never a growing table
+            made.clear()
+        text = _import_map()
+        digest = base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+        made[key] = (text, f"'sha256-{digest}'")
+    return made[key]
+
+
+#: A module's static imports: ``import ... from "./x.js"``, ``import "./x.js"``.
+IMPORT = re.compile(r"""^import\s+(?:[^"';]*?\sfrom\s+)?["']([^"']+)["']""", re.M)
+
+
+def _graph(static: Path, entry: str) -> list[str]:
+    """Every module ``entry`` (a path under the static folder) imports, directly or not, in
+    the order first met: what the browser would find one round trip after another."""
+    found: list[str] = []
+    waiting = [entry]
+    while waiting:
+        name = waiting.pop(0)
+        path = static / name
+        if not path.is_file():
+            continue
+        for specifier in IMPORT.findall(path.read_text(encoding="utf-8")):
+            if specifier.startswith("/static/"):
+                target = specifier.removeprefix("/static/")
+            elif specifier.startswith("."):
+                target = posixpath.normpath(posixpath.join(posixpath.dirname(name), specifier))
+            else:
+                continue  # a module from elsewhere is not ours to preload
+            if target not in found and target != entry and not target.startswith(".."):
+                found.append(target)
+                waiting.append(target)
+    return found
+
+
+def preloads(entry: str) -> list[str]:
+    """The versioned addresses of the modules ``entry`` needs, for <link rel="modulepreload">:
+    fetched beside the entry rather than after it. Found once per process (again on each
+    request while debugging)."""
+    key = (request.script_root, entry)
+    made: dict = current_app.extensions.setdefault("module_preloads", {})
+    if key not in made or current_app.debug:
+        if len(made) >= 32:
+            made.clear()
+        static = Path(current_app.static_folder or ROOT / "static")
+        made[key] = [url_for("static", filename=name) for name in _graph(static, entry)]
+    return made[key]
+
+
 def init_app(app: Flask) -> None:
     """Register the extra games the settings name, find their templates, serve their files."""
     extra: dict[str, FileSystemLoader] = {}
@@ -160,3 +237,5 @@ def init_app(app: Flask) -> None:
             values.setdefault("v", version)
 
     app.jinja_env.globals["asset_url"] = asset_url
+    app.jinja_env.globals["import_map"] = lambda: import_map()[0]
+    app.jinja_env.globals["module_preloads"] = preloads
