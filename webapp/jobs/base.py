@@ -96,7 +96,9 @@ class Request:
     kind: str = "solve"
     #: What the child does with the level: "" searches with ``algorithm``; "check" gives the
     #: editor's verdict (``webapp.checking``), carried in the result's ``extra["verdict"]``;
-    #: "improve" shortens ``solution`` with the game's optimizer, in the metric ``improve``.
+    #: "improve" shortens ``solution`` with the game's optimizer, in the metric ``improve``;
+    #: "trace" records the search's first expansions as ``trace`` prints them, in the
+    #: result's ``extra["steps"]`` (the step-through view).
     task: str = ""
     solution: list[str] = field(default_factory=list)
     improve: str = ""

@@ -24,6 +24,9 @@ from webapp.search import Progress, Result
 MEMORY_HEADROOM_MB = 768
 #: How much lower than the web server solver processes run.
 SOLVER_NICENESS = 10
+#: The most expansions a step-through ("trace") request records: the reader steps through
+#: these, then goes on at full speed with an ordinary solve.
+STEP_THROUGH = 5_000
 
 
 def cap_memory(megabytes: int) -> None:
@@ -88,11 +91,40 @@ def run_request(
         if request.task == "improve":
             return _improve(game, level, request, report)
         state = game.replay(level, request.moves)
+        if request.task == "trace":
+            return _trace(game, level, state, request, report, cancelled)
         return solve(game, level, request.algorithm, state, request.limits, report, cancelled)
     except MemoryError:
         return Result(status="memory-limit")
     except Exception as exc:  # noqa: BLE001 - told to the player, never raised into the runner
         return Result(status="error", error=f"{type(exc).__name__}: {exc}")
+
+
+def _trace(
+    game: Any,
+    level: Any,
+    state: Any,
+    request: Request,
+    report: Callable[[Progress], None],
+    cancelled: Callable[[], bool],
+) -> Result:
+    """The search ``solve`` runs with the request's algorithm, with ``trace``'s tracer on it
+    (one code path: the command line's): its first ``STEP_THROUGH`` expansions, each as
+    ``trace`` prints it, in the result's ``extra["steps"]``; a search stopped by that bound
+    ends as ``node-limit``."""
+    from webapp.solving import StepWriter, solve, traceable
+
+    if request.algorithm not in traceable(game):
+        return Result(status="error", error=f"{request.algorithm!r} cannot be stepped through")
+    steps: list[dict[str, Any]] = []
+    writer = StepWriter(game, level, steps.append, STEP_THROUGH)
+    result = solve(
+        game, level, request.algorithm, state, request.limits, report, cancelled, tracer=writer
+    )
+    writer.close()
+    result.extra = {**result.extra, "steps": steps}
+    result.expanded = writer.taken  # exact, where a stopped search's count is its last tick's
+    return result
 
 
 def _check(
