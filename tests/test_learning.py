@@ -219,3 +219,39 @@ def test_a_race_runs_while_its_page_looks_and_stops_when_it_is_gone(tmp_path):
         for job in left:
             assert wait_for(job, lambda job: job.done, 20)
     assert [job.result.status for job in left] == ["cancelled", "cancelled"]
+
+
+#: A small level of each game, and a search of its that steps (the trace tests' levels).
+EVERY_GAME = [
+    ("sokoban", "/sokoban/microban/2", "sokoban/microban.xsb", 2, "moves"),
+    ("sliding", "/sliding/warm-up/8", "sliding/warm-up.txt", 8, "idastar"),
+    ("vexed", "/vexed/tutorial/1", "vexed/00_tutorial.txt", 1, "bfs"),
+    ("blocks", "/blocks/workshop/1", "blocks/workshop.txt", 1, "line"),
+]
+
+
+@pytest.mark.parametrize(("name", "path", "file", "number", "algorithm"), EVERY_GAME)
+def test_every_game_steps_through_its_own_trace_drawn_on_its_board(
+    app, client, name, path, file, number, algorithm
+):
+    game = games.get(name)
+    level = game.parse((LEVELS / file).read_text(encoding="utf-8"))[number - 1]
+    expected = traced(game, level, algorithm)
+    player = Player(client, path)
+    assert f'href="{path}/step"' in client.get(path).text
+    started = start_step(client, player, path, algorithm)
+    assert started.status_code == 303, started.text
+    job_id = started.headers["Location"].split("job=")[1]
+    status = recorded(client, path, job_id)
+    assert status["steps"] == len(expected) and status["status"] == "solved"
+    last = len(expected) - 1
+    view = client.get(f"{path}/step/{job_id}/{last}").text
+    assert f'class="board {name}' in view  # the game's own board template
+    text = html.unescape(re.search(r'<pre id="step-position">(.*?)</pre>', view, re.S)[1])
+    assert text == expected[last]["position"]
+    assert f'<dd id="step-f">{expected[last]["f"]}</dd>' in view
+    # Go on at full speed: an ordinary solve of the same search, live on the level's page.
+    gone = client.post(f"{path}/step/{job_id}/go", headers={"X-CSRF-Token": player.token})
+    assert gone.status_code == 303 and gone.headers["Location"].startswith(path)
+    panel = client.get(path).text
+    assert 'ws-connect="' in panel and f'value="{algorithm}" selected' in panel
