@@ -196,3 +196,32 @@ def test_race_the_solver_after_a_win(screen, learning_server):
     expect(you.locator(".versus-count")).to_contain_text("35 of 35 moves: solved")
     expect(solver.locator(".versus-count")).to_contain_text("33 of 33 moves: solved")
     fits(page)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("screen_name", list(SCREENS))
+def test_the_step_and_race_pages_pass_axe(browser, learning_server, scheme, screen_name):
+    from axe_playwright_python.sync_playwright import Axe
+
+    from tests.test_browser_axe import violations
+
+    context = browser.new_context(**SCREENS[screen_name], color_scheme=scheme)
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    try:
+        page.goto(learning_server.url + "/sokoban/microban/3/step")
+        page.locator("#step-start").click()
+        expect(page.locator("#step-controls")).to_be_visible(timeout=60_000)
+        page.locator("#step-next-position").click()
+        page.locator("#step-next").click()
+        expect(page.locator("#stepper")).to_have_attribute("data-line", "1")
+        page.locator(".step-text summary").click()
+        assert violations(Axe(), page) == []
+        page.goto(learning_server.url + "/sokoban/microban/3/race")
+        page.locator("#race-start").click()
+        lanes = page.locator(".lane[data-url]")
+        for index in range(lanes.count()):
+            expect(lanes.nth(index)).to_have_attribute("data-state", "done", timeout=60_000)
+        assert violations(Axe(), page) == []
+    finally:
+        context.close()
