@@ -255,3 +255,33 @@ def test_every_game_steps_through_its_own_trace_drawn_on_its_board(
     assert gone.status_code == 303 and gone.headers["Location"].startswith(path)
     panel = client.get(path).text
     assert 'ws-connect="' in panel and f'value="{algorithm}" selected' in panel
+
+
+def test_a_step_through_keeps_a_bounded_text_and_stops_its_search_there(monkeypatch):
+    """A large board's expansions run to kilobytes: past the text a step-through may keep,
+    the search stops (as at its bound of expansions), the expansions kept being trace's."""
+    from webapp.jobs import child
+    from webapp.jobs.base import Request
+    from webapp.search import Limits
+
+    level = SOKOBAN.parse((LEVELS / "sokoban/microban.xsb").read_text())[2]
+    whole = traced(SOKOBAN, level, "bfs")
+    request = Request(
+        game="sokoban",
+        level_text=SOKOBAN.level_text(level),
+        moves=[],
+        algorithm="bfs",
+        limits=Limits(seconds=30),
+        owner="someone",
+        board="sokoban/microban/3#step",
+        task="trace",
+    )
+    monkeypatch.setattr(child, "STEP_THROUGH_CHARS", 2_000)
+    result = child.run_request(request, lambda progress: None, lambda: False)
+    steps = result.extra["steps"]
+    assert result.status == "node-limit" and 0 < len(steps) < len(whole)
+    assert steps == whole[: len(steps)] and result.expanded == len(steps)
+    monkeypatch.setattr(child, "STEP_THROUGH", 10)
+    monkeypatch.setattr(child, "STEP_THROUGH_CHARS", 10**9)
+    bounded = child.run_request(request, lambda progress: None, lambda: False)
+    assert bounded.status == "node-limit" and bounded.extra["steps"] == whole[:10]

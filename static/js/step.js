@@ -140,6 +140,11 @@ if (stepper) {
   const poll = async () => {
     try {
       const response = await fetch(stepper.dataset.statusUrl, { credentials: "same-origin" });
+      if (response.status === 404) {
+        // Not this player's, or forgotten (the runner keeps a search for a while): no retry.
+        state.textContent = "This recording is gone (or is another player's): record the search again.";
+        return;
+      }
       if (!response.ok) throw new Error(String(response.status));
       const status = await response.json();
       if (status.state === "done") return ready(status);

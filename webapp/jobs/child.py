@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from webapp.jobs.base import Request
-from webapp.search import Progress, Result
+from webapp.search import Progress, Result, Stop
 
 #: Room for the interpreter and its libraries on top of the search's own memory limit.
 MEMORY_HEADROOM_MB = 768
@@ -27,6 +27,10 @@ SOLVER_NICENESS = 10
 #: The most expansions a step-through ("trace") request records: the reader steps through
 #: these, then goes on at full speed with an ordinary solve.
 STEP_THROUGH = 5_000
+#: The most text a step-through keeps (positions and moves, as ``trace`` prints them): the
+#: result is held in the web process while its page may ask for it, and a large board's
+#: expansions run to kilobytes each.
+STEP_THROUGH_CHARS = 4_000_000
 
 
 def cap_memory(megabytes: int) -> None:
@@ -117,11 +121,25 @@ def _trace(
     if request.algorithm not in traceable(game):
         return Result(status="error", error=f"{request.algorithm!r} cannot be stepped through")
     steps: list[dict[str, Any]] = []
-    writer = StepWriter(game, level, steps.append, STEP_THROUGH)
+    kept = [0]
+
+    def keep(expansion: dict[str, Any]) -> None:
+        steps.append(expansion)
+        kept[0] += len(expansion["position"]) + sum(
+            len(child["position"]) + len(child["move"]) + len(child.get("rule", ""))
+            for child in expansion["children"]
+        )
+        if kept[0] > STEP_THROUGH_CHARS:
+            raise Stop("node-limit")  # in the search (its next expansion): it ends there
+
+    writer = StepWriter(game, level, keep, STEP_THROUGH)
     result = solve(
         game, level, request.algorithm, state, request.limits, report, cancelled, tracer=writer
     )
-    writer.close()
+    try:
+        writer.close()
+    except Stop:
+        pass  # the last expansion is kept: only the search after it is stopped
     result.extra = {**result.extra, "steps": steps}
     result.expanded = writer.taken  # exact, where a stopped search's count is its last tick's
     return result
