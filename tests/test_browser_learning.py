@@ -225,3 +225,49 @@ def test_the_step_and_race_pages_pass_axe(browser, learning_server, scheme, scre
         assert violations(Axe(), page) == []
     finally:
         context.close()
+
+
+def test_ida_star_on_the_sliding_puzzle_prunes_by_its_bound_and_plays_at_a_speed(
+    browser, learning_server
+):
+    """The depth-first search's pseudo-code, a pruned child's line lit with the rule that
+    pruned it, and Play stepping on by itself until paused."""
+    context = browser.new_context(**SCREENS["desktop"])
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    try:
+        page.goto(learning_server.url + "/sliding/warm-up/8/step")
+        page.locator("#step-algorithm").select_option("idastar")
+        page.locator("#step-start").click()
+        expect(page.locator("#step-controls")).to_be_visible(timeout=60_000)
+        expect(page.locator(".pseudocode .code:visible")).to_have_attribute(
+            "data-kind", "depth-first"
+        )
+        stepper = page.locator("#stepper")
+        # The first position with a child pruned by the bound, and that child's line.
+        for number in range(50):
+            expect(stepper).to_have_attribute("data-at", str(number))
+            rules = page.locator(
+                '#step-children li[data-verdict="pruned"] .rule'
+            ).all_text_contents()
+            if any("above the bound" in rule for rule in rules):
+                break
+            page.locator("#step-next-position").click()
+        else:
+            pytest.fail("no child pruned by the bound in the first 50 positions")
+        children = page.locator("#step-children li")
+        verdicts = children.evaluate_all("items => items.map(item => item.dataset.verdict)")
+        for _ in range(verdicts.index("pruned") + 1):
+            page.locator("#step-next").click()
+        expect(page.locator(".pseudocode li.lit")).to_have_attribute("data-line", "pruned")
+        expect(page.locator('#step-children li[aria-current="step"] .rule')).to_contain_text(
+            "above the bound"
+        )
+        at = int(stepper.get_attribute("data-at"))
+        page.locator("#step-speed").select_option("16")
+        page.locator("#step-play").click()
+        expect(stepper).not_to_have_attribute("data-at", str(at))
+        page.locator("#step-play").click()
+        expect(page.locator("#step-play")).to_have_attribute("aria-pressed", "false")
+    finally:
+        context.close()
