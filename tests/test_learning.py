@@ -285,3 +285,22 @@ def test_a_step_through_keeps_a_bounded_text_and_stops_its_search_there(monkeypa
     monkeypatch.setattr(child, "STEP_THROUGH_CHARS", 10**9)
     bounded = child.run_request(request, lambda progress: None, lambda: False)
     assert bounded.status == "node-limit" and bounded.extra["steps"] == whole[:10]
+
+
+def test_a_process_keeps_its_newest_recordings_only(app, client, monkeypatch):
+    from webapp.web import learning
+
+    monkeypatch.setattr(learning, "KEPT_RECORDINGS", 2)
+    monkeypatch.setattr(learning, "recordings", learning.Recordings())
+    player = Player(client, MICROBAN_1)
+    started = []
+    for number in (1, 2, 3):
+        path = f"/sokoban/microban/{number}"
+        job_id = start_step(client, player, path, "bfs").headers["Location"].split("job=")[1]
+        recorded(client, path, job_id)
+        started.append((path, job_id))
+    # The third recording made the first the oldest of three: forgotten, its page told so.
+    gone, kept = started[0], started[1:]
+    assert client.get(f"{gone[0]}/step/{gone[1]}/status").status_code == 404
+    for path, job_id in kept:
+        assert client.get(f"{path}/step/{job_id}/0").status_code == 200

@@ -30,7 +30,7 @@ STEP_THROUGH = 5_000
 #: The most text a step-through keeps (positions and moves, as ``trace`` prints them): the
 #: result is held in the web process while its page may ask for it, and a large board's
 #: expansions run to kilobytes each.
-STEP_THROUGH_CHARS = 4_000_000
+STEP_THROUGH_CHARS = 2_000_000
 
 
 def cap_memory(megabytes: int) -> None:

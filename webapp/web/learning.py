@@ -13,7 +13,9 @@ player's winning moves beside the solver's solution, a move at a time.
 
 from __future__ import annotations
 
+import threading
 import weakref
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,6 +93,34 @@ def search_kind(steps: list[dict[str, Any]]) -> str:
 
 
 _TRACES: weakref.WeakKeyDictionary[Job, Trace] = weakref.WeakKeyDictionary()
+#: Recordings a web process holds at most (each up to ``child.STEP_THROUGH_CHARS`` of text
+#: and its objects): past it the oldest finished one is forgotten, its page told it is gone.
+KEPT_RECORDINGS = 16
+
+
+class Recordings:
+    """The step-through jobs this process started, oldest first: the runner keeps a finished
+    job for half an hour, and a recording is far larger than a solve's result, so only the
+    newest few are kept that long (players and clients together: a budget is per client)."""
+
+    def __init__(self) -> None:
+        self._jobs: deque[Job] = deque()
+        self._lock = threading.Lock()
+
+    def add(self, job: Job) -> None:
+        with self._lock:
+            self._jobs.append(job)
+            kept: deque[Job] = deque()
+            while len(self._jobs) + len(kept) > KEPT_RECORDINGS and self._jobs:
+                old = self._jobs.popleft()
+                if old.done:
+                    get_runner().forget(old)
+                else:
+                    kept.append(old)  # still recording: forgotten once it is done
+            self._jobs.extendleft(reversed(kept))
+
+
+recordings = Recordings()
 
 
 def trace_of(job: Job) -> Trace | None:
@@ -169,6 +199,7 @@ def start_step(game_name: str, collection: str, ident: str) -> Response:
         job = runner.submit(work, page=True)
     except Busy as busy:
         raise Refused(str(busy)) from None
+    recordings.add(job)
     return redirect(f"{found.ref.path}/step?job={job.id}", code=303)
 
 
