@@ -304,3 +304,17 @@ def test_a_process_keeps_its_newest_recordings_only(app, client, monkeypatch):
     assert client.get(f"{gone[0]}/step/{gone[1]}/status").status_code == 404
     for path, job_id in kept:
         assert client.get(f"{path}/step/{job_id}/0").status_code == 200
+
+
+def test_a_new_step_through_of_a_level_replaces_the_one_still_recording(app, client):
+    path = "/sokoban/xsokoban/1"  # 5,000 expansions of breadth-first: seconds to record
+    player = Player(client, path)
+    first = start_step(client, player, path, "bfs").headers["Location"].split("job=")[1]
+    second = start_step(client, player, path, "astar")
+    assert second.status_code == 303, second.text
+    with app.app_context():
+        replaced = get_runner().jobs[first]
+        assert wait_for(replaced, lambda job: job.done, 10)
+    assert replaced.result.status == "cancelled"
+    status = recorded(client, path, second.headers["Location"].split("job=")[1])
+    assert status["kind"] == "best-first" and status["steps"] > 0

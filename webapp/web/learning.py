@@ -25,7 +25,7 @@ from webapp.core.budgets import SOLVES
 from webapp.core.errors import NotFound, Refused
 from webapp.jobs.base import Busy, Job
 from webapp.solving import traceable
-from webapp.web.budgets import spends
+from webapp.web.budgets import spends, waiting_elsewhere
 from webapp.web.levels import Found, find_level, load_play, mark_shown
 from webapp.web.players import player_id
 from webapp.web.solvers import get_runner, job_request, web_limits
@@ -194,6 +194,8 @@ def start_step(game_name: str, collection: str, ident: str) -> Response:
     earlier = runner.latest(player_id(), board)
     if earlier is not None and not earlier.done:
         earlier.stop()  # a newer step-through replaces the one still recording
+        with waiting_elsewhere():
+            earlier.wait(5)
     work = job_request(game, found.level, [], algorithm, web_limits(), board, task="trace")
     try:
         job = runner.submit(work, page=True)
@@ -324,8 +326,9 @@ def start_race(game_name: str, collection: str, ident: str) -> Response:
         board = f"{found.board_key}{RACE_BOARD}{name}"
         earlier = runner.latest(player_id(), board)
         if earlier is not None and not earlier.done:
-            earlier.stop()
-            earlier.wait(5)
+            earlier.stop()  # a new race on the board replaces the one still running
+            with waiting_elsewhere():
+                earlier.wait(5)
         work = job_request(game, found.level, [], name, web_limits(), board)
         try:
             jobs.append(runner.submit(work, page=True))
