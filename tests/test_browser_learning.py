@@ -39,7 +39,9 @@ def learning_server(tmp_path_factory) -> Iterator[Server]:
         check=True,
         timeout=600,
     )
-    with serving(folder) as running:
+    # Every test here is one client starting several searches a minute (a race is one a
+    # racer): more than the public budget of solves, which tests/test_budgets.py covers.
+    with serving(folder, BUDGET_SOLVES="1000 per minute") as running:
         yield running
 
 
