@@ -171,6 +171,7 @@ def test_pdb_and_astar_race_to_fifty_moves_on_fifteen_10(browser, learning_serve
             expect(bodies.nth(index)).to_have_attribute("data-status", "solved")
             expect(bodies.nth(index)).to_have_attribute("data-length", "50")
             expect(bodies.nth(index).locator(".lane-status")).to_contain_text("50 moves")
+        expect(page.locator("#race-stop")).to_be_hidden()  # nothing left to stop
     finally:
         context.close()
 

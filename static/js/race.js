@@ -23,7 +23,10 @@ const versus = document.getElementById("versus");
 let versusStarted = false;
 
 function finished() {
-  if (!versus || versusStarted || lanes.some((lane) => lane.dataset.state !== "done")) return;
+  if (lanes.some((lane) => lane.dataset.state !== "done")) return;
+  const stopForm = document.getElementById("race-stop-form");
+  if (stopForm) stopForm.hidden = true; // nothing left to stop
+  if (!versus || versusStarted) return;
   versusStarted = true;
   const solved = lanes[0].querySelector(".lane-body")?.dataset.status === "solved";
   const state = document.getElementById("versus-state");
