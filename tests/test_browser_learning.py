@@ -135,6 +135,8 @@ def test_the_step_view_shows_what_trace_prints_in_its_order(screen, learning_ser
             press(page, "#step-next")
             expect(stepper).to_have_attribute("data-line", "1")
             expect(lit).to_have_attribute("data-line", step["children"][0]["verdict"])
+            # The child the line is at is drawn beside the list, and only that one.
+            expect(page.locator(".child-board:visible")).to_have_attribute("data-index", "1")
             press(page, "#step-back")
             expect(stepper).to_have_attribute("data-line", "0")
             fits(page)

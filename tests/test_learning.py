@@ -5,6 +5,7 @@ ordinary solves on boards of their own; racing the solver needs a win."""
 from __future__ import annotations
 
 import html
+import json
 import re
 import time
 
@@ -318,3 +319,17 @@ def test_a_new_step_through_of_a_level_replaces_the_one_still_recording(app, cli
     assert replaced.result.status == "cancelled"
     status = recorded(client, path, second.headers["Location"].split("job=")[1])
     assert status["kind"] == "best-first" and status["steps"] > 0
+
+
+def test_the_recording_downloads_as_the_command_line_prints_it(client):
+    player = Player(client, MICROBAN_1)
+    job_id = start_step(client, player, MICROBAN_1, "astar").headers["Location"].split("job=")[1]
+    recorded(client, MICROBAN_1, job_id)
+    lines = client.get(f"{MICROBAN_1}/step/{job_id}/trace.jsonl")
+    assert lines.status_code == 200 and "attachment" in lines.headers["Content-Disposition"]
+    level = SOKOBAN.parse((LEVELS / "sokoban/microban.xsb").read_text())[0]
+    assert [json.loads(line) for line in lines.text.splitlines()] == traced(SOKOBAN, level, "astar")
+    # Each child's position is drawn beside its line, on the game's board.
+    view = client.get(f"{MICROBAN_1}/step/{job_id}/0").text
+    first = traced(SOKOBAN, level, "astar")[0]
+    assert view.count('class="child-board mini"') == len(first["children"])

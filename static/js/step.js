@@ -48,6 +48,9 @@ if (stepper) {
       if (index === line - 1) kid.setAttribute("aria-current", "step");
       else kid.removeAttribute("aria-current");
     });
+    for (const board of view.querySelectorAll(".child-board")) {
+      board.hidden = board.dataset.index !== String(line);
+    }
     const name = line === 0 ? "take" : kids[line - 1]?.dataset.verdict;
     for (const item of document.querySelectorAll(".pseudocode .code:not([hidden]) li[data-line]")) {
       item.classList.toggle("lit", item.dataset.line === name);

@@ -13,6 +13,7 @@ player's winning moves beside the solver's solution, a move at a time.
 
 from __future__ import annotations
 
+import json
 import threading
 import weakref
 from collections import deque
@@ -240,6 +241,7 @@ def step_view(game_name: str, collection: str, ident: str, job_id: str, number: 
         raise NotFound(f"There are {len(trace.steps):,} recorded steps; no step {number}.")
     step = trace.steps[number]
     board_level, board_state = position_board(found, step["position"])
+    children = [position_board(found, child["position"]) for child in step["children"]]
     waiting = []
     for later in trace.next_in_line(number):
         later_level, later_state = position_board(found, later["position"])
@@ -252,7 +254,25 @@ def step_view(game_name: str, collection: str, ident: str, job_id: str, number: 
         total=len(trace.steps),
         board_level=board_level,
         board_state=board_state,
+        children=children,
         waiting=waiting,
+    )
+
+
+@bp.get("/<game_name>/<collection>/<ident>/step/<job_id>/trace.jsonl")
+def step_lines(game_name: str, collection: str, ident: str, job_id: str) -> Response:
+    """The recording as ``python -m webapp trace`` prints it, one JSON object a line, for a
+    student to set beside their own search's."""
+    found = find_level(game_name, collection, ident)
+    trace = trace_of(own_job(found, job_id, STEP_BOARD))
+    if trace is None:
+        raise NotFound("That search is still being recorded.")
+    lines = "".join(json.dumps(step, ensure_ascii=False) + "\n" for step in trace.steps)
+    name = f"{found.board_key.replace('/', '-')}-trace.jsonl"
+    return Response(
+        lines,
+        mimetype="application/jsonl",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )
 
 
