@@ -24,7 +24,9 @@ from flask import Blueprint, Flask, Response, redirect, render_template, request
 
 from webapp.core.budgets import SOLVES
 from webapp.core.errors import NotFound, Refused
+from webapp.games.base import LevelError
 from webapp.jobs.base import Busy, Job
+from webapp.jobs.child import STEP_THROUGH
 from webapp.solving import traceable
 from webapp.web.budgets import spends, waiting_elsewhere
 from webapp.web.levels import Found, find_level, load_play, mark_shown
@@ -135,10 +137,14 @@ def trace_of(job: Job) -> Trace | None:
     return known
 
 
-def position_board(found: Found, text: str) -> tuple[Any, Any]:
+def position_board(found: Found, text: str) -> tuple[Any, Any] | None:
     """A position, as the game writes it, read back: the level it makes and its start,
-    which the game's board template draws."""
-    level = found.game.parse(text)[0]
+    which the game's board template draws; None for one the game's rules refuse as a level
+    (a Vexed board cleared of blocks: the goal itself)."""
+    try:
+        level = found.game.parse(text)[0]
+    except LevelError:
+        return None
     return level, found.game.start(level)
 
 
@@ -175,6 +181,7 @@ def step_page(game_name: str, collection: str, ident: str) -> str:
         algorithms=found.game.algorithms(),
         job=job,
         limits=web_limits(),
+        bound=STEP_THROUGH,
     )
 
 
@@ -240,20 +247,19 @@ def step_view(game_name: str, collection: str, ident: str, job_id: str, number: 
     if not 0 <= number < len(trace.steps):
         raise NotFound(f"There are {len(trace.steps):,} recorded steps; no step {number}.")
     step = trace.steps[number]
-    board_level, board_state = position_board(found, step["position"])
+    board = position_board(found, step["position"])
     children = [position_board(found, child["position"]) for child in step["children"]]
     waiting = []
     for later in trace.next_in_line(number):
-        later_level, later_state = position_board(found, later["position"])
-        waiting.append({"step": later, "level": later_level, "state": later_state})
+        drawn = position_board(found, later["position"])
+        waiting.append({"step": later, "board": drawn})
     return render_template(
         "partials/step_view.html",
         game=found.game,
         step=step,
         kind=trace.kind,
         total=len(trace.steps),
-        board_level=board_level,
-        board_state=board_state,
+        board=board,
         children=children,
         waiting=waiting,
     )
