@@ -140,7 +140,7 @@ def trace_of(job: Job) -> Trace | None:
 def position_board(found: Found, text: str) -> tuple[Any, Any] | None:
     """A position, as the game writes it, read back: the level it makes and its start,
     which the game's board template draws; None for one the game's rules refuse as a level
-    (a Vexed board cleared of blocks: the goal itself)."""
+    (a board with nothing left to move: some games' goal)."""
     try:
         level = found.game.parse(text)[0]
     except LevelError:
