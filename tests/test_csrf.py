@@ -105,6 +105,26 @@ ROUTES: dict[str, tuple[dict[str, str], Callable[[dict[str, str]], dict[str, Any
         lambda jobs: {"draft": DRAFT, "intent": "save", "author": "Forger"},
         "field",
     ),
+    "learning.start_step": (
+        {"game_name": "sokoban", "collection": "microban", "ident": "1"},
+        lambda jobs: {"algorithm": "bfs"},
+        "field",
+    ),
+    "learning.go_on": (
+        {"game_name": "sokoban", "collection": "microban", "ident": "2", "job_id": "none"},
+        lambda jobs: {},
+        "field",
+    ),
+    "learning.start_race": (
+        {"game_name": "sokoban", "collection": "microban", "ident": "1"},
+        lambda jobs: {"algorithm": ["bfs", "astar"]},
+        "field",
+    ),
+    "learning.stop_race": (
+        {"game_name": "sokoban", "collection": "microban", "ident": "1"},
+        lambda jobs: {"jobs": ""},
+        "field",
+    ),
 }
 
 
@@ -252,11 +272,19 @@ def test_every_post_route_refuses_a_request_without_its_pages_token(app, victim)
     # token's doing, not a malformed request's.
     for endpoint, path in routes.items():
         answer = send(client, path, endpoint, ROUTES[endpoint][1](jobs), token, "http://localhost")
-        # A search still running has stopped nowhere: that route answers so, past the token.
-        passed = (404,) if endpoint == "live.play_stopped" else (200, 204, 303)
+        # A search still running has stopped nowhere, and there is no step-through to go on
+        # from: those routes answer so, past the token.
+        stopped = endpoint in ("live.play_stopped", "learning.go_on")
+        busy = (400,) if endpoint.startswith("learning.start_") else ()
+        passed = (404,) if stopped else (200, 204, 303, *busy)
         assert answer.status_code in passed, (endpoint, answer.status_code)
         if endpoint == "live.play_stopped":
             assert "did not stop short" in answer.text
+        if endpoint == "learning.go_on":
+            assert "not yours, is of another level, or was forgotten" in answer.text
+        if endpoint.startswith("learning.start_") and answer.status_code == 400:
+            # The victim's solves may still be going (three a player): refused past the token.
+            assert "solves going" in answer.text, (endpoint, answer.text)
     assert snapshot(app) != before
 
 

@@ -22,12 +22,21 @@ from typing import Any
 from webapp.games.base import Game
 from webapp.jobs.base import Request
 from webapp.jobs.work import Check, Checked, Improve, Solve, Trace, Traced, Work
-from webapp.search import Limits, Progress, Result
+from webapp.search import Limits, Progress, Result, Stop
 
 #: Room for the interpreter and its libraries on top of the search's own memory limit.
 MEMORY_HEADROOM_MB = 768
 #: How much lower than the web server solver processes run.
 SOLVER_NICENESS = 10
+
+
+#: The most expansions a step-through records: the reader steps through these, then goes on
+#: at full speed with an ordinary solve.
+STEP_THROUGH = 5_000
+#: The most text a trace keeps (positions and moves, as ``trace`` prints them): the result is
+#: held in the web process while its page may ask for it, and a large board's expansions run
+#: to kilobytes each.
+STEP_THROUGH_CHARS = 2_000_000
 
 
 def cap_memory(megabytes: int) -> None:
@@ -207,9 +216,23 @@ def _trace(
             status="error", error=f"{work.algorithm!r} cannot be traced; traceable: {known}"
         )
     steps: list[dict[str, Any]] = []
-    writer = StepWriter(game, level, steps.append, work.steps)
+    kept = [0]
+
+    def keep(expansion: dict[str, Any]) -> None:
+        steps.append(expansion)
+        kept[0] += len(expansion["position"]) + sum(
+            len(child["position"]) + len(child["move"]) + len(child.get("rule", ""))
+            for child in expansion["children"]
+        )
+        if kept[0] > STEP_THROUGH_CHARS:
+            raise Stop("node-limit")  # in the search (its next expansion): it ends there
+
+    writer = StepWriter(game, level, keep, work.steps)
     result = solve(game, level, work.algorithm, None, limits, report, cancelled, tracer=writer)
-    writer.close()
+    try:
+        writer.close()
+    except Stop:
+        pass  # the last expansion is kept: only the search after it is stopped
     fields = {name: getattr(result, name) for name in Result.__dataclass_fields__}
     fields["expanded"] = writer.taken  # exact, where a stopped search's is its last tick's
     return Traced(**fields, steps=steps)

@@ -125,6 +125,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         budgets,
         editing,
         errors,
+        learning,
         live,
         making,
         pages,
@@ -139,6 +140,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     players.init_app(app)
     pages.init_app(app)
     live.init_app(app)
+    learning.init_app(app)
     making.init_app(app)
     standing.init_app(app)
     editing.init_app(app)
