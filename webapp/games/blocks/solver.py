@@ -16,7 +16,7 @@ from functools import lru_cache
 from webapp.games.base import Algorithm
 from webapp.games.blocks.level import Level, Position, board_text, parse_collection
 from webapp.games.blocks.space import METRICS, Space
-from webapp.search import Monitor, Result, Tracer, run_search
+from webapp.search import Heat, Monitor, Result, Tracer, run_search
 
 #: The largest reachable space a distance table is built for.
 TABLE_LIMIT = 500_000
@@ -49,6 +49,8 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
         tracer = monitor.tracer
         # Traced, each position is shown as the moves made it, same-shaped pieces unswapped.
         shown: dict[int, tuple[int, ...]] = {start: places}
+        counts = monitor.heat_map(level.height, level.width)
+        heat = _Occupied(space, counts) if counts is not None else None
         while layer:
             monitor.tick(
                 expanded,
@@ -61,9 +63,12 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
             depth += 1
             following: list[int] = []
             first = expanded
+            counted = 0  # the keys of this layer whose pieces the heat map has
             for key in layer:
                 expanded += 1
                 if expanded % stride == 0:
+                    if heat is not None:
+                        counted = heat.add(layer, counted, expanded - first)
                     monitor.tick(
                         expanded,
                         generated,
@@ -85,6 +90,8 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
                     if tracer is not None:
                         shown[child] = _tell(tracer, space, (key, here), child, "new")
                     if child & goal_mask == goal_value:
+                        if heat is not None:
+                            heat.add(layer, counted, expanded - first)
                         monitor.tick(expanded, generated, 0, depth, force=True)
                         moves = _unit_path(space, parents, child)
                         return monitor.result(
@@ -95,11 +102,40 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
                             extra={"positions": len(parents)},
                         )
                     following.append(child)
+            if heat is not None:
+                heat.add(layer, counted, len(layer))
             layer = following
         monitor.tick(expanded, generated, 0, depth, force=True)
         return monitor.result("unsolvable", extra={"positions": len(parents)})
 
     return run_search(run, monitor)
+
+
+class _Occupied:
+    """Adds the cells under a piece in positions looked at to a heat map, a few hundred keys
+    at a time: the packed keys are unpacked by numpy together, which costs the search far less
+    than a loop over each key's cells (bench/heat.py)."""
+
+    def __init__(self, space: Space, heat: Heat):
+        self.heat = heat
+        self.cells = space.level.width * space.level.height
+        self.bits = space.bits
+        self.size = (self.cells * self.bits + 7) // 8
+
+    def add(self, keys: list[int], start: int, end: int) -> int:
+        """Count ``keys[start:end]``; returns ``end``, where the next count starts."""
+        import numpy as np
+
+        if end <= start:
+            return start
+        size, cells, bits = self.size, self.cells, self.bits
+        raw = b"".join(key.to_bytes(size, "little") for key in keys[start:end])
+        fields = np.unpackbits(np.frombuffer(raw, np.uint8).reshape(end - start, size), axis=1,
+                               bitorder="little")[:, : cells * bits]  # fmt: skip
+        occupied = fields.reshape(end - start, cells, bits).any(axis=2).sum(axis=0)
+        self.heat.counts[:cells] += occupied
+        self.heat.counts[-1] += end - start
+        return end
 
 
 def _tell(

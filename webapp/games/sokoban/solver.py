@@ -180,12 +180,15 @@ def run_bfs(level: Level, position: Position, monitor: Monitor) -> Result:
         reach = board.reach
         tracer = monitor.tracer
         shown = position
+        heat = monitor.heat_map(level.height, level.width)
         while layer:
             depth += 1
             following = []
             first = expanded
             for boxes, region, key, player in layer:
                 expanded += 1
+                if heat is not None:
+                    heat.add(cells_of(boxes))
                 if expanded % stride == 0:
                     monitor.tick(
                         expanded,
@@ -244,6 +247,7 @@ def run_astar(level: Level, position: Position, monitor: Monitor) -> Result:
         reach = board.reach
         tracer = monitor.tracer
         shown = position
+        heat = monitor.heat_map(level.height, level.width)
         while queue:
             f, minus_g, _, boxes, region, key, player, h = heapq.heappop(queue)
             g = -minus_g
@@ -253,6 +257,8 @@ def run_astar(level: Level, position: Position, monitor: Monitor) -> Result:
                 monitor.tick(expanded, generated, len(queue), g, force=True)
                 return _solved(monitor, board, position, _push_path(parents, key), True)
             expanded += 1
+            if heat is not None:
+                heat.add(cells_of(boxes))
             if monitor.closest_h is None or h < monitor.closest_h:
                 # Where a player may take over if the search stops short, and the moves there.
                 monitor.closer(
@@ -668,7 +674,9 @@ class BestFirst(Member):
             novelty=tuning.novelty, rooms=rooms, penalty=tuning.penalty,
             deadlocks=tuning.deadlocks, mobility=tuning.mobility,
         )  # fmt: skip
-        return CompiledSearch(portfolio.board, portfolio.position, config)
+        return CompiledSearch(portfolio.board, portfolio.position, config).counting(
+            portfolio.monitor
+        )
 
     @property
     def meets(self) -> bool:  # type: ignore[override]
@@ -757,7 +765,7 @@ class Planned(Member):
             portfolio.board, portfolio.position, portfolio.monitor.limits.memory_mb,
             order.phases, seed, self.setting.tuning.deadlocks,
             before.scratch if before is not None else None, stall, order.release,
-        )  # fmt: skip
+        ).counting(portfolio.monitor)  # fmt: skip
         portfolio.link(self, planned)
         return planned
 
@@ -824,7 +832,8 @@ class Aimed(Member):
             deadlocks=tuning.deadlocks,
             towards=target,
         )
-        aimed = self.compiled = CompiledSearch(portfolio.board, portfolio.position, config)
+        aimed = CompiledSearch(portfolio.board, portfolio.position, config)
+        self.compiled = aimed.counting(portfolio.monitor)
         portfolio.link(self, aimed)
         return aimed
 
@@ -956,6 +965,7 @@ def run_moves(level: Level, position: Position, monitor: Monitor) -> Result:
         live = board.live
         tracer = monitor.tracer
         shown = position
+        heat = monitor.heat_map(level.height, level.width)
         while queue:
             f, minus_g, _, boxes, player, h = heapq.heappop(queue)
             g = -minus_g
@@ -966,6 +976,8 @@ def run_moves(level: Level, position: Position, monitor: Monitor) -> Result:
                 monitor.tick(expanded, generated, len(queue), g, force=True)
                 return _solved(monitor, board, position, _push_path(parents, key), True)
             expanded += 1
+            if heat is not None:
+                heat.add(cells_of(boxes))
             if monitor.closest_h is None or h < monitor.closest_h:
                 monitor.closer(
                     h,
