@@ -107,14 +107,22 @@ def test_a_sokoban_heat_map_holds_as_many_boxes_as_positions_looked_at_times_box
             assert {i for i, n in enumerate(heat.counts) if n} <= floor, algorithm
 
 
-def test_the_compiled_sokoban_search_counts_in_every_member_and_stops_with_the_search() -> None:
+@pytest.mark.parametrize("member", ["PLANNED", "FORWARD", "BACKWARD", "MOBILE"])
+def test_each_compiled_sokoban_search_counts_the_boxes_of_each_position_it_takes(member) -> None:
+    """Each member of the fast solver alone (the plan search's kernel, and the best-first
+    kernel forwards, backwards and on open floor), stopped by the positions limit."""
+    from webapp.games.sokoban import solver
+    from webapp.search import Monitor
+
     game = games.get("sokoban")
     level = level_of(game, "sokoban/microban.xsb", 93)
-    stopped = solve(game, level, "fast", limits=Limits(seconds=30, nodes=20_000))
-    heat = stopped.heat
-    assert heat is not None
-    assert heat.positions == stopped.expanded
-    assert heat.pieces == heat.positions * len(game.start(level).boxes)
+    boxes = len(game.start(level).boxes)
+    monitor = Monitor(Limits(seconds=30, nodes=5_000))
+    result = solver.run_fast(level, game.start(level), monitor, (getattr(solver, member),))
+    heat = result.heat
+    assert heat is not None and heat.positions > 0
+    assert heat.positions == result.expanded
+    assert heat.pieces == heat.positions * boxes
 
 
 def test_the_sliding_searches_count_the_hole_once_a_position() -> None:
