@@ -139,6 +139,8 @@ class Monitor:
         #: Whether the search keeps a heat map (``heat_map``); off only to measure its cost.
         self.counting = counting
         self.heat: Heat | None = None
+        self._heat: HeatMap | None = None  # the last reading of it, and when it was made
+        self._heat_read = 0.0
         #: Told of each expansion by the searches that step (``Algorithm.steps``); None in
         #: every search but a traced one.
         self.tracer = tracer
@@ -215,9 +217,20 @@ class Monitor:
                 closest=self.closest,
                 closest_h=self.closest_h,
                 closest_moves=self.closest_moves,
-                heat=self.heat.snapshot() if self.heat is not None else None,
+                heat=self._heat_shown(),
             )
         )
+
+    def _heat_shown(self) -> HeatMap | None:
+        """The heat map for a progress report: read again at most once an ``interval`` (a
+        search that reports at every layer, as the sliding blocks' does, would otherwise
+        pay for a reading each time); the result always has it whole (``result``)."""
+        if self.heat is None:
+            return None
+        now = time.monotonic()
+        if self._heat is None or now - self._heat_read >= self.interval:
+            self._heat, self._heat_read = self.heat.snapshot(), now
+        return self._heat
 
     def heat_map(self, rows: int, cols: int, squares: Sequence[int] | None = None) -> Heat | None:
         """The Heat this search counts into, for a board of ``rows`` x ``cols`` squares

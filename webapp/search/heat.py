@@ -12,7 +12,7 @@ stays one add per piece.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,12 +46,17 @@ class Heat:
     def __init__(self, rows: int, cols: int, squares: Sequence[int] | None = None):
         import numpy as np  # only a search process makes one: the web server never does
 
+        self.np = np
         self.rows, self.cols = rows, cols
         where = list(range(rows * cols)) if squares is None else list(squares)
         self.squares = np.array(where, np.int64)
+        self.shown = self.squares >= 0
         self.counts = np.zeros(len(where) + 1, np.int64)
         #: What a search in Python adds (a list: a numpy element costs more to add to).
         self.plain = [0] * (len(where) + 1)
+        #: Called before the counts are read: a search that notes its positions and counts
+        #: them in batches adds the batch it holds.
+        self.pending: list[Callable[[], None]] = []
 
     def add(self, squares: Iterable[int]) -> None:
         """One position looked at, with a piece on each of ``squares`` (the search's own
@@ -62,14 +67,16 @@ class Heat:
         plain[-1] += 1
 
     def snapshot(self) -> HeatMap:
-        import numpy as np
-
-        counts = self.counts[:-1] + np.array(self.plain[:-1], np.int64)
-        shown = self.squares >= 0
-        board = np.zeros(self.rows * self.cols, np.int64)
-        np.add.at(board, self.squares[shown], counts[shown])
-        positions = int(self.counts[-1]) + self.plain[-1]
-        return HeatMap(self.rows, self.cols, tuple(int(n) for n in board), positions)
+        for count in self.pending:
+            count()
+        counts = self.counts
+        positions = int(counts[-1]) + self.plain[-1]
+        if self.plain[-1]:
+            counts = counts + self.np.array(self.plain, self.np.int64)
+        # Each of the search's squares is a different square of the board: one assignment.
+        board = self.np.zeros(self.rows * self.cols, self.np.int64)
+        board[self.squares[self.shown]] = counts[:-1][self.shown]
+        return HeatMap(self.rows, self.cols, tuple(board.tolist()), positions)
 
 
 #: What a kernel takes when nothing is counted: a search without a heat map passes this and

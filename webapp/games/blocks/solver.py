@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from webapp.games.base import Algorithm
 from webapp.games.blocks.level import Level, Position, board_text, parse_collection
-from webapp.games.blocks.space import METRICS, Space
+from webapp.games.blocks.space import METRICS, Looked, Space
 from webapp.search import Heat, Monitor, Result, Tracer, run_search
 
 #: The largest reachable space a distance table is built for.
@@ -34,7 +34,6 @@ def _cached_space(board: str) -> Space:
 def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor) -> Result:
     """Breadth-first search from ``places``, optimal in ``metric``; one layer per move."""
     space = _space_of(level)
-    children = space.children(metric)
     goal_mask, goal_value = space.goal_mask, space.goal_value
 
     def run(monitor: Monitor) -> Result:
@@ -51,6 +50,7 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
         shown: dict[int, tuple[int, ...]] = {start: places}
         counts = monitor.heat_map(level.height, level.width)
         heat = _Occupied(space, counts) if counts is not None else None
+        children = space.children(metric, heat.looked if heat is not None else None)
         while layer:
             monitor.tick(
                 expanded,
@@ -63,12 +63,11 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
             depth += 1
             following: list[int] = []
             first = expanded
-            counted = 0  # the keys of this layer whose pieces the heat map has
             for key in layer:
                 expanded += 1
                 if expanded % stride == 0:
-                    if heat is not None:
-                        counted = heat.add(layer, counted, expanded - first)
+                    if heat is not None and len(heat.looked) >= heat.BATCH:
+                        heat.count()
                     monitor.tick(
                         expanded,
                         generated,
@@ -90,8 +89,6 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
                     if tracer is not None:
                         shown[child] = _tell(tracer, space, (key, here), child, "new")
                     if child & goal_mask == goal_value:
-                        if heat is not None:
-                            heat.add(layer, counted, expanded - first)
                         monitor.tick(expanded, generated, 0, depth, force=True)
                         moves = _unit_path(space, parents, child)
                         return monitor.result(
@@ -102,8 +99,6 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
                             extra={"positions": len(parents)},
                         )
                     following.append(child)
-            if heat is not None:
-                heat.add(layer, counted, len(layer))
             layer = following
         monitor.tick(expanded, generated, 0, depth, force=True)
         return monitor.result("unsolvable", extra={"positions": len(parents)})
@@ -112,30 +107,48 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
 
 
 class _Occupied:
-    """Adds the cells under a piece in positions looked at to a heat map, a few hundred keys
-    at a time: the packed keys are unpacked by numpy together, which costs the search far less
-    than a loop over each key's cells (bench/heat.py)."""
+    """The cells under a piece in each position a search looks at, for its heat map. Moves
+    are found from a position's empty cells, so the search notes those (``Space.children``'s
+    ``looked``: one append or one count a position); they are turned into counts per cell
+    only when the heat map is read, or a batch is full. A level has few sets of empty cells
+    (190 in a Klotski with two), so the counting is a lookup per set, not per position."""
+
+    #: Positions noted before they are counted anyway (memory: a few MB at most).
+    BATCH = 1 << 16
 
     def __init__(self, space: Space, heat: Heat):
-        self.heat = heat
-        self.cells = space.level.width * space.level.height
-        self.bits = space.bits
-        self.size = (self.cells * self.bits + 7) // 8
-
-    def add(self, keys: list[int], start: int, end: int) -> int:
-        """Count ``keys[start:end]``; returns ``end``, where the next count starts."""
         import numpy as np
 
-        if end <= start:
-            return start
-        size, cells, bits = self.size, self.cells, self.bits
-        raw = b"".join(key.to_bytes(size, "little") for key in keys[start:end])
-        fields = np.unpackbits(np.frombuffer(raw, np.uint8).reshape(end - start, size), axis=1,
-                               bitorder="little")[:, : cells * bits]  # fmt: skip
-        occupied = fields.reshape(end - start, cells, bits).any(axis=2).sum(axis=0)
-        self.heat.counts[:cells] += occupied
-        self.heat.counts[-1] += end - start
-        return end
+        self.np = np
+        self.heat = heat
+        self.looked = Looked()
+        self.bits, self.flags = space.bits, space.flags
+        self.cells = space.level.width * space.level.height
+        #: Each set of empty cells met (its flags) -> its row of ``under``: 1 for each cell
+        #: under a piece when those cells are empty.
+        self.row: dict[int, int] = {}
+        self.rows: list[list[int]] = []
+        self.under = np.zeros((0, self.cells), np.int64)
+        heat.pending.append(self.count)
+
+    def count(self) -> None:
+        """Add the positions noted so far to the heat map: one product of the times each
+        set of empty cells was met with the cells each leaves under a piece."""
+        np, bits, row = self.np, self.bits, self.row
+        tally = self.looked.take()
+        if not tally:
+            return
+        for empty in tally:
+            if empty not in row:
+                covered = self.flags & ~empty  # floor, not empty: under a piece
+                row[empty] = len(self.rows)
+                self.rows.append([covered >> (bits * cell) & 1 for cell in range(self.cells)])
+        if len(self.rows) != len(self.under):
+            self.under = np.array(self.rows, np.int64)
+        times = np.fromiter(tally.values(), np.int64, len(tally))
+        which = np.fromiter((row[empty] for empty in tally), np.int64, len(tally))
+        self.heat.counts[: self.cells] += times @ self.under[which]
+        self.heat.counts[-1] += int(times.sum())
 
 
 def _tell(
