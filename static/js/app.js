@@ -652,6 +652,8 @@
     const game = current();
     if (game && game.afterSwap) game.afterSwap();
   });
+  // Each solver message, once swapped in, told to whoever draws from it (static/js/heat.js).
+  document.addEventListener("htmx:wsAfterMessage", (event) => document.dispatchEvent(new CustomEvent("solver:progress", {detail: event.detail.message})));
   // A playback step sends only its position: mark that move in the solution's move list.
   document.addEventListener("htmx:wsAfterMessage", () => {
     const position = document.getElementById("playback-pos");

@@ -223,8 +223,8 @@ class Monitor:
 
     def _heat_shown(self) -> HeatMap | None:
         """The heat map for a progress report: read again at most once an ``interval`` (a
-        search that reports at every layer, as the sliding blocks' does, would otherwise
-        pay for a reading each time); the result always has it whole (``result``)."""
+        search that reports at every layer of a breadth-first search would otherwise pay
+        for a reading each time); the result always has it whole (``result``)."""
         if self.heat is None:
             return None
         now = time.monotonic()

@@ -1,6 +1,6 @@
 """The heat map of a search: how often each square of the board held a counted piece (a
-Sokoban box, the sliding puzzle's hole, a Vexed or sliding-blocks block) across the positions
-the search has looked at so far.
+box, a hole, a block: each game says which, ``Game.heat_piece``) across the positions the
+search has looked at so far.
 
 A search counts where it looks at its positions: a compiled kernel adds to ``Heat.counts``
 in place, one per piece on each square of the position it expands, and one to the last slot
@@ -21,7 +21,8 @@ from typing import Any
 class HeatMap:
     """A heat map as the page gets it: ``counts`` row by row over the board's ``rows`` x
     ``cols`` squares, and the ``positions`` whose pieces were counted. The sum of ``counts``
-    is the pieces counted over those positions: ``positions`` x boxes in Sokoban."""
+    is the pieces counted over those positions: ``positions`` x boxes where boxes never
+    vanish."""
 
     rows: int
     cols: int
