@@ -34,8 +34,8 @@ LEVELS = ROOT / "levels"
 CASES = [
     ("sokoban", "sokoban/xsokoban.xsb", 29, 300_000),
     ("sokoban", "sokoban/xsokoban.xsb", 50, 200_000),
-    ("sliding", "korf100", 1, 30_000_000),
-    ("sliding", "korf100", 2, 30_000_000),
+    ("sliding", "korf100", 60, 30_000_000),
+    ("sliding", "korf100", 88, 30_000_000),
     ("vexed", "vexed/07_impossible_pack.txt", 6, 200_000),
     ("vexed", "vexed/05_confusion_pack.txt", 20, 200_000),
     ("blocks", "blocks/classics.txt", 1, 10_000_000),
