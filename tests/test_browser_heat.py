@@ -7,6 +7,7 @@ playback's boards, and is drawn over the squares it counts."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 
 import pytest
@@ -122,5 +123,47 @@ def test_the_heat_map_adds_up_to_the_pieces_of_the_positions_looked_at(
         page.locator("#heat-toggle").click()
         assert page.locator("#solve-board .heat-square").count() == 0
         assert problems == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+def test_the_heat_map_grows_with_the_progress_while_the_search_runs(browser, live_server, phone):
+    context = browser.new_context(
+        viewport=PHONE if phone else DESKTOP, has_touch=phone, is_mobile=phone
+    )
+    page = context.new_page()
+    try:
+        page.goto(live_server.url + "/sokoban/xsokoban/29")
+        toggle = page.locator("#heat-toggle")
+        page.locator("#solve-button").click()
+        expect(page.locator("#solve-status")).to_have_attribute("data-state", "running")
+        if phone:
+            page.locator("#heat-toggle").tap()
+        else:
+            toggle.click()
+        holder = page.locator("#solve-heat")
+        expect(holder).to_have_attribute("data-positions", re.compile(r"^[1-9]"), timeout=20_000)
+        first = int(holder.get_attribute("data-positions") or 0)
+        expect(page.locator("#solve-board .heat-square").first).to_be_visible()
+        page.wait_for_function(
+            "(first) => Number(document.getElementById('solve-heat').dataset.positions) > first",
+            arg=first,
+            timeout=20_000,
+        )
+        # Still searching: the map came with the progress, not with the end.
+        expect(page.locator("#solve-status")).to_have_attribute("data-state", "running")
+        # Each reading adds up: every position looked at so far, each with all its boxes.
+        game = games.get("sokoban")
+        level = game.parse((LEVELS / "sokoban/xsokoban.xsb").read_text(encoding="utf-8"))[28]
+        reading = page.evaluate(
+            "() => [Number(document.getElementById('solve-heat').dataset.positions),"
+            " [...document.querySelectorAll('#solve-board .heat-square')]"
+            ".map((square) => Number(square.dataset.count))]"
+        )  # in one go: a message may come between two readings
+        positions, counts = reading
+        assert positions > 0 and sum(counts) == positions * len(game.start(level).boxes)
+        page.locator("#solve-status .cancel").click()
+        expect(page.locator("#solve-status")).to_have_attribute("data-status", "cancelled")
     finally:
         context.close()

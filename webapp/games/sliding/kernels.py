@@ -132,9 +132,10 @@ def pdb_ida(
         expanded += 1
         if counting:
             heat[cell] += 1  # the hole has moved to ``cell``
-            heat[n_cells] += 1
         if expanded >= stop_at:
             break
+    if counting:
+        heat[n_cells] += expanded - state[EXPANDED]  # each counted once, above
     state[DEPTH] = depth
     state[NEXT_BOUND] = next_bound
     state[EXPANDED] = expanded
