@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import LEVELS
+from tests.conftest import LEVELS, Server, serving
 from tests.test_heat import pieces_in
 from webapp import games
 from webapp.ops.cli import main
@@ -33,6 +34,15 @@ CASES = [
     ("/vexed/tutorial/1", "vexed/00_tutorial.txt", 1, "bfs", True),
     ("/blocks/workshop/2", "blocks/workshop.txt", 2, "path", True),
 ]
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory) -> Iterator[Server]:
+    """The module's server: its fourteen solves from one address in a minute are more than a
+    player's budget allows."""
+    with serving(tmp_path_factory.mktemp("heat"), BUDGET_SOLVES="100 per minute") as running:
+        yield running
+
 
 SQUARES = """() => [...document.querySelectorAll('#solve-board .heat-square')]
   .map((square) => [square.dataset.cell, Number(square.dataset.count)])"""
@@ -111,6 +121,13 @@ def test_the_heat_map_adds_up_to_the_pieces_of_the_positions_looked_at(
             assert sum(squares.values()) == positions * sum(start.values())
         assert page.evaluate(OVER_CELLS)
         expect(page.locator("#heat-note")).to_contain_text(f"{positions:,} positions looked at")
+        # The hottest square in words, too (the page never tells by colour alone).
+        (row, column), hottest = squares.most_common(1)[0]
+        if list(squares.values()).count(hottest) == 1:
+            expect(page.locator("#heat-note")).to_contain_text(
+                f"Most often: row {row + 1}, column {column + 1}, "
+                f"in {round(100 * hottest / positions)}%"
+            )
         # It stays over the playback's boards, and after a reload (the switch is kept).
         page.locator("[data-command=end]").click()
         expect(page.locator("#playback-pos")).not_to_contain_text("move 0 of")
