@@ -13,7 +13,17 @@ import pytest
 from tests.conftest import LEVELS
 from webapp import games
 from webapp.ops.cli import main
-from webapp.search import HeatMap, Limits, Progress
+from webapp.search import (
+    HeatMap,
+    Limits,
+    Monitor,
+    Progress,
+    SearchProblem,
+    Tracer,
+    astar,
+    bfs,
+    idastar,
+)
 from webapp.solving import solve, traceable
 
 #: Small levels every traceable algorithm of each game solves in about a second: the whole
@@ -208,3 +218,57 @@ def test_a_search_told_not_to_count_keeps_no_heat_map() -> None:
         )  # fmt: skip
         assert result.status == "solved", name
         assert result.heat is None and all(report.heat is None for report in reports), name
+
+
+class Walk(SearchProblem[tuple[int, int]]):
+    """A walker on an open 4 x 5 board from the top-left corner to the bottom-right one: the
+    heat map counts the walker's square."""
+
+    rows, cols = 4, 5
+
+    def start(self) -> tuple[int, int]:
+        return (0, 0)
+
+    def is_goal(self, state: tuple[int, int]) -> bool:
+        return state == (self.rows - 1, self.cols - 1)
+
+    def successors(self, state: tuple[int, int]) -> Any:
+        r, c = state
+        for name, (dr, dc) in {"d": (1, 0), "r": (0, 1), "u": (-1, 0), "l": (0, -1)}.items():
+            if 0 <= r + dr < self.rows and 0 <= c + dc < self.cols:
+                yield (name,), (r + dr, c + dc), 1
+
+    def h(self, state: tuple[int, int]) -> int:
+        return self.rows - 1 - state[0] + self.cols - 1 - state[1]
+
+    def board_size(self) -> tuple[int, int]:
+        return self.rows, self.cols
+
+    def pieces(self, state: tuple[int, int]) -> list[int]:
+        return [state[0] * self.cols + state[1]]
+
+
+class Taken(Tracer):
+    def __init__(self) -> None:
+        self.states: list[tuple[int, int]] = []
+
+    def expand(self, state: Any, g: int, h: int, f: int, waiting: int) -> None:
+        self.states.append(state)
+
+
+@pytest.mark.parametrize("search", [bfs, astar, idastar])
+def test_the_generic_searches_count_the_pieces_of_each_position_they_take(search) -> None:
+    taken = Taken()
+    result = search(Walk(), Monitor(Limits(seconds=10), tracer=taken))
+    assert result.status == "solved" and result.heat is not None
+    heat = result.heat
+    assert heat.positions == result.expanded == len(taken.states)
+    assert as_squares(heat) == Counter(taken.states)
+
+
+def test_a_problem_without_a_board_keeps_no_heat_map() -> None:
+    class Plain(Walk):
+        def board_size(self) -> None:  # type: ignore[override]
+            return None
+
+    assert bfs(Plain(), Monitor(Limits(seconds=10))).heat is None
