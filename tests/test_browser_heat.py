@@ -12,9 +12,11 @@ from collections import Counter
 from collections.abc import Iterator
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from tests.conftest import LEVELS, Server, serving
+from tests.test_browser_axe import violations
 from tests.test_heat import pieces_in
 from webapp import games
 from webapp.ops.cli import main
@@ -75,8 +77,12 @@ def test_the_heat_map_adds_up_to_the_pieces_of_the_positions_looked_at(
     game = games.get(name)
     level = game.parse((LEVELS / file).read_text(encoding="utf-8"))[number - 1]
     start = Counter(pieces_in(name, game.render_text(level, game.start(level))))
+    # The phone in the dark colour scheme: axe checks the map in both.
     context = browser.new_context(
-        viewport=PHONE if phone else DESKTOP, has_touch=phone, is_mobile=phone
+        viewport=PHONE if phone else DESKTOP,
+        has_touch=phone,
+        is_mobile=phone,
+        color_scheme="dark" if phone else "light",
     )
     page = context.new_page()
     problems: list[str] = []
@@ -120,6 +126,7 @@ def test_the_heat_map_adds_up_to_the_pieces_of_the_positions_looked_at(
         else:  # boxes, the hole and sliding blocks stay: as many every position
             assert sum(squares.values()) == positions * sum(start.values())
         assert page.evaluate(OVER_CELLS)
+        assert violations(Axe(), page) == []
         expect(page.locator("#heat-note")).to_contain_text(f"{positions:,} positions looked at")
         # The hottest square in words, too (the page never tells by colour alone).
         (row, column), hottest = squares.most_common(1)[0]
