@@ -117,18 +117,23 @@ def test_a_sokoban_heat_map_holds_as_many_boxes_as_positions_looked_at_times_box
             assert {i for i, n in enumerate(heat.counts) if n} <= floor, algorithm
 
 
-@pytest.mark.parametrize("member", ["PLANNED", "FORWARD", "BACKWARD", "MOBILE"])
+@pytest.mark.parametrize(
+    "member",
+    ["PLANNED", "FORWARD", "BACKWARD", "MOBILE", "FESS", "CPYTHON_FORWARD", "CPYTHON_BACKWARD"],
+)
 def test_each_compiled_sokoban_search_counts_the_boxes_of_each_position_it_takes(member) -> None:
-    """Each member of the fast solver alone (the plan search's kernel, and the best-first
-    kernel forwards, backwards and on open floor), stopped by the positions limit."""
+    """Each member of the fast solver alone (the plan search's kernel, the best-first kernel
+    forwards, backwards and on open floor; FESS and the searches in CPython, which settings
+    may add), stopped by the positions limit."""
     from webapp.games.sokoban import solver
-    from webapp.search import Monitor
+    from webapp.games.sokoban.portfolio import Kind, Setting
 
     game = games.get("sokoban")
     level = level_of(game, "sokoban/microban.xsb", 93)
     boxes = len(game.start(level).boxes)
     monitor = Monitor(Limits(seconds=30, nodes=5_000))
-    result = solver.run_fast(level, game.start(level), monitor, (getattr(solver, member),))
+    setting = Setting(Kind[member]) if member.startswith("CPYTHON") else getattr(solver, member)
+    result = solver.run_fast(level, game.start(level), monitor, (setting,))
     heat = result.heat
     assert heat is not None and heat.positions > 0
     assert heat.positions == result.expanded

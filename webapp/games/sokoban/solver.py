@@ -463,11 +463,13 @@ def _weighted(
     moves: Callable[[int, int], list[Move]],
     ends: Callable[[int, int], list[int] | None],
     frozen: Callable[[int, int], bool],
+    taken: Callable[[int], None] | None = None,
 ) -> Generator[Pause, None, Outcome]:
     """The loop of ``_best_first`` and ``_best_first_reverse``: weighted best-first (priority
     g + weight * h, ties by h, then first come) from ``roots`` (boxes, region, key, player),
     pausing every ``stride`` expansions, over ``moves``; a child for which ``ends`` gives
-    pushes ends the search with them, one ``frozen`` is dropped."""
+    pushes ends the search with them, one ``frozen`` is dropped; ``taken`` is told the boxes
+    of each position taken (the heat map)."""
     tie = count()
     queue = []
     for boxes, region, key, player in roots:
@@ -482,6 +484,8 @@ def _weighted(
             yield expanded, generated, len(queue), g, player, boxes
         priority, _h, _, g, boxes, region, key, player = heapq.heappop(queue)
         expanded += 1
+        if taken is not None:  # the boxes of the position taken, for the heat map
+            taken(boxes)
         bound.expand(boxes)
         for box, target, push, walker, cost in moves(boxes, region):
             child_g = g + cost
@@ -514,6 +518,7 @@ def _best_first(
     rooms: list[GoalRoom] | None = None,
     parents: Parents | None = None,
     meet: Parents | None = None,
+    taken: Callable[[int], None] | None = None,
 ) -> Generator[Pause, None, Outcome]:
     """Weighted best-first by pushes, pausing every ``stride`` expansions; ends with the
     pushes of a solution, or None when the whole space is exhausted.
@@ -546,7 +551,7 @@ def _best_first(
     frozen = board.freeze_deadlock
     return (
         yield from _weighted(
-            board, bound, roots, tuning.weight, stride, parents, moves, ends, frozen
+            board, bound, roots, tuning.weight, stride, parents, moves, ends, frozen, taken
         )
     )
 
@@ -569,6 +574,7 @@ def _best_first_reverse(
     stride: int,
     parents: Parents | None = None,
     meet: Parents | CompiledSearch | None = None,
+    taken: Callable[[int], None] | None = None,
 ) -> Generator[Pause, None, Outcome]:
     """Weighted best-first by pulls from the solved boxes back to the start, pausing every
     ``stride`` expansions; ends with the forward pushes, or None when the space ran out.
@@ -613,8 +619,17 @@ def _best_first_reverse(
 
     return (
         yield from _weighted(
-            board, bound, roots, tuning.weight, stride, parents, moves, ends, _never_frozen
-        )
+            board,
+            bound,
+            roots,
+            tuning.weight,
+            stride,
+            parents,
+            moves,
+            ends,
+            _never_frozen,
+            taken,
+        )  # fmt: skip
     )
 
 
@@ -888,7 +903,7 @@ class PythonForward(Member):
         return _best_first(
             portfolio.board, portfolio.bound, portfolio.position, tuning, portfolio.stride,
             portfolio.rooms(tuning.smallest_room), self.table,
-            meet if isinstance(meet, dict) else {},
+            meet if isinstance(meet, dict) else {}, portfolio.boxes_taken(),
         )  # fmt: skip
 
     def again(self) -> bool:
@@ -917,7 +932,7 @@ class PythonBackward(Member):
         meet = portfolio.meeting(self)
         return _best_first_reverse(
             portfolio.board, portfolio.position, self.setting.tuning, portfolio.stride,
-            self.table, meet,
+            self.table, meet, portfolio.boxes_taken(),
         )  # fmt: skip
 
 
