@@ -246,6 +246,9 @@ class Game(ABC, Generic[Level, State]):
     typical_length: ClassVar[int] = 20
     #: The counters shown to the player, in order, e.g. ("moves", "pushes").
     counters: ClassVar[tuple[str, ...]] = ("moves",)
+    #: What a search's heat map counts on a square, in the game's words ("a box"): the
+    #: solver panel says "how often each square held a box".
+    heat_piece: ClassVar[str] = "a piece"
     #: Where the game stands in lists (the home page, the menu): smaller first.
     order: ClassVar[int] = 100
 

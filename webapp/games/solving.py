@@ -30,9 +30,12 @@ def solve(
     on_progress: Callable[[Progress], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     tracer: Tracer | None = None,
+    counting: bool = True,
 ) -> Result:
     """Search from ``state`` (the level's start by default) with the named algorithm;
-    ``tracer`` is told of each expansion by the algorithms that step (``Algorithm.steps``)."""
+    ``tracer`` is told of each expansion by the algorithms that step (``Algorithm.steps``).
+    The result and the progress carry where the search looked (a heat map, where the
+    algorithm counts one), unless ``counting`` is off (bench/heat.py measures its cost)."""
     algorithms = game.algorithms()
     name = algorithm or game.default_for(level)
     if name not in algorithms:
@@ -43,7 +46,7 @@ def solve(
     chosen = algorithms[name]
     if state is None:
         state = game.start(level)
-    monitor = Monitor(limits, on_progress, cancelled, tracer=tracer)
+    monitor = Monitor(limits, on_progress, cancelled, tracer=tracer, counting=counting)
     try:
         result = chosen.run(level, state, monitor)
     except MemoryError:
@@ -51,6 +54,8 @@ def solve(
     except Exception as exc:  # a solver bug must not take the caller down
         detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
         return monitor.result("error", error=f"the {name} solver failed: {detail}")
+    if result.heat is None and monitor.heat is not None:
+        result.heat = monitor.heat.snapshot()  # a result the solver made without the monitor
     result.metric = chosen.metric
     result.optimal = bool(result.optimal and chosen.optimal)
     if result.status == "solved":

@@ -22,6 +22,7 @@ from webapp.search.engine import (
     over_bound,
     run_search,
 )
+from webapp.search.heat import Heat, HeatMap, no_heat
 
 __all__ = [
     "Limits",
@@ -31,6 +32,9 @@ __all__ = [
     "SearchProblem",
     "Stop",
     "Tracer",
+    "Heat",
+    "HeatMap",
+    "no_heat",
     "NO_GOAL",
     "VERDICTS",
     "astar",

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import Any, Generic, TypeVar
 
+from webapp.search.heat import Heat, HeatMap
+
 S = TypeVar("S")
 
 #: An action is the move tokens (game notation) that take one state to the next; a push in
@@ -48,6 +50,8 @@ class Progress:
     #: The moves (tokens) from where the search started to ``closest``, where the search
     #: keeps them: a player can take over there in their own game on the same level.
     closest_moves: list[str] | None = None
+    #: Where the search has looked so far (``webapp.search.heat``), where it counts.
+    heat: HeatMap | None = None
 
 
 #: What a Tracer says of a child of an expanded position: met for the first time (it will wait
@@ -97,6 +101,8 @@ class Result:
     cost: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    #: Where the search looked, in all (the last progress report's heat map may be older).
+    heat: HeatMap | None = None
 
     @property
     def solved(self) -> bool:
@@ -127,8 +133,14 @@ class Monitor:
         cancelled: Callable[[], bool] | None = None,
         interval: float = 0.15,
         tracer: Tracer | None = None,
+        counting: bool = True,
     ):
         self.limits = limits or Limits()
+        #: Whether the search keeps a heat map (``heat_map``); off only to measure its cost.
+        self.counting = counting
+        self.heat: Heat | None = None
+        self._heat: HeatMap | None = None  # the last reading of it, and when it was made
+        self._heat_read = 0.0
         #: Told of each expansion by the searches that step (``Algorithm.steps``); None in
         #: every search but a traced one.
         self.tracer = tracer
@@ -205,8 +217,33 @@ class Monitor:
                 closest=self.closest,
                 closest_h=self.closest_h,
                 closest_moves=self.closest_moves,
+                heat=self._heat_shown(),
             )
         )
+
+    def _heat_shown(self) -> HeatMap | None:
+        """The heat map for a progress report: read again at most once an ``interval`` (a
+        search that reports at every layer of a breadth-first search would otherwise pay
+        for a reading each time); the result always has it whole (``result``)."""
+        if self.heat is None:
+            return None
+        now = time.monotonic()
+        if self._heat is None or now - self._heat_read >= self.interval:
+            self._heat, self._heat_read = self.heat.snapshot(), now
+        return self._heat
+
+    def heat_map(self, rows: int, cols: int, squares: Sequence[int] | None = None) -> Heat | None:
+        """The Heat this search counts into, for a board of ``rows`` x ``cols`` squares
+        (``squares``: the board's square of each of the search's own, as ``Heat`` says); None
+        when the monitor does not count. Searches of one solve that number their squares the
+        same way (the members of a portfolio) share one."""
+        if not self.counting:
+            return None
+        heat = self.heat
+        wanted = len(squares) if squares is not None else rows * cols
+        if heat is None or (heat.rows, heat.cols, len(heat.counts) - 1) != (rows, cols, wanted):
+            heat = self.heat = Heat(rows, cols, squares)
+        return heat
 
     def closer(
         self,
@@ -226,6 +263,8 @@ class Monitor:
         """A Result carrying this monitor's totals and elapsed time."""
         fields.setdefault("expanded", self.expanded)
         fields.setdefault("generated", self.generated)
+        if self.heat is not None:
+            fields.setdefault("heat", self.heat.snapshot())
         return Result(status=status, seconds=self.elapsed, **fields)
 
 
@@ -258,6 +297,21 @@ class SearchProblem(Generic[S]):
         """The children the rules allow that ``successors`` leaves out as dead ends, each
         with the rule that condemns it: asked only when a search is traced."""
         return ()
+
+    def board_size(self) -> tuple[int, int] | None:
+        """The board's rows and columns, for a heat map (``pieces``); None: none is kept."""
+        return None
+
+    def pieces(self, state: S) -> Iterable[int]:
+        """The board's squares (row * columns + column) that hold a counted piece in
+        ``state``: what the heat map adds up at each expansion."""
+        return ()
+
+
+def _heat(problem: SearchProblem[Any], monitor: Monitor) -> Heat | None:
+    """The heat map a generic search counts into, when the problem draws one."""
+    size = problem.board_size()
+    return None if size is None else monitor.heat_map(*size)
 
 
 #: The rule of a child a problem's ``h`` calls a dead end (a negative estimate).
@@ -309,12 +363,15 @@ def bfs(problem: SearchProblem[S], monitor: Monitor) -> Result:
         depth = expanded = 0
         generated = 1
         tracer = monitor.tracer
+        heat = _heat(problem, monitor)
         while layer:
             depth += 1
             following: list[S] = []
             first = expanded
             for state in layer:
                 expanded += 1
+                if heat is not None:
+                    heat.add(problem.pieces(state))
                 if expanded % monitor.stride == 0:
                     monitor.tick(
                         expanded,
@@ -375,6 +432,7 @@ def best_first(
         expanded = 0
         generated = 1
         tracer = monitor.tracer
+        heat = _heat(problem, monitor)
         while queue:
             _f, h, _, g, state = heapq.heappop(queue)
             key = problem.key(state)
@@ -385,6 +443,8 @@ def best_first(
                 moves = _path(parents, key)
                 return monitor.result("solved", moves=moves, cost=g, optimal=optimal)
             expanded += 1
+            if heat is not None:
+                heat.add(problem.pieces(state))
             if monitor.closest_h is None or h < monitor.closest_h:
                 monitor.closer(
                     h,
@@ -447,6 +507,7 @@ def idastar(problem: SearchProblem[S], monitor: Monitor, max_bound: int = 10_000
         bound = start_h = problem.h(start)
         expanded = generated = 0
         tracer = monitor.tracer
+        heat = _heat(problem, monitor)
 
         def told(state: S, g: int, h: int, on_path: set[Hashable], depth: int) -> None:
             # A depth-first search meets a position's children between the expansions below
@@ -478,6 +539,8 @@ def idastar(problem: SearchProblem[S], monitor: Monitor, max_bound: int = 10_000
             if problem.is_goal(start):
                 return monitor.result("solved", moves=[], cost=0, optimal=True)
             expanded += 1
+            if heat is not None:
+                heat.add(problem.pieces(start))
             if tracer is not None:
                 told(start, 0, start_h, on_path, 0)
             while stack:
@@ -508,6 +571,8 @@ def idastar(problem: SearchProblem[S], monitor: Monitor, max_bound: int = 10_000
                     monitor.tick(expanded, generated, len(stack), bound, force=True)
                     return monitor.result("solved", moves=moves, cost=child_g, optimal=True)
                 expanded += 1
+                if heat is not None:
+                    heat.add(problem.pieces(child))
                 if monitor.closest_h is None or h < monitor.closest_h:
                     monitor.closer(
                         h,

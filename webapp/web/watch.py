@@ -297,6 +297,8 @@ def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
             mark_shown(found)
             _SHOWN.add(job)
         context["bounds"] = bounds(found, job, progress)
+        # Where the search looked: all of it once it has ended, else the last report's.
+        context["heat"] = result.heat if result is not None else getattr(progress, "heat", None)
         # A search stopped by its limits: the closest position it met (where the search
         # keeps one; else the last it looked at) can be played on.
         stopped = stopped_at(job)

@@ -74,6 +74,7 @@ class Blocks(Game[Level, Position]):
     name = "blocks"
     title = "Sliding blocks"
     counters = ("steps", "line_moves", "path_moves")
+    heat_piece = "a piece"
     typical_length = 40  # path moves: where a new level's rating starts
     default_algorithm = "path"
     order = 40

@@ -15,8 +15,8 @@ from functools import lru_cache
 
 from webapp.games.base import Algorithm
 from webapp.games.blocks.level import Level, Position, board_text, parse_collection
-from webapp.games.blocks.space import METRICS, Space
-from webapp.search import Monitor, Result, Tracer, run_search
+from webapp.games.blocks.space import METRICS, Looked, Space
+from webapp.search import Heat, Monitor, Result, Tracer, run_search
 
 #: The largest reachable space a distance table is built for.
 TABLE_LIMIT = 500_000
@@ -34,7 +34,6 @@ def _cached_space(board: str) -> Space:
 def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor) -> Result:
     """Breadth-first search from ``places``, optimal in ``metric``; one layer per move."""
     space = _space_of(level)
-    children = space.children(metric)
     goal_mask, goal_value = space.goal_mask, space.goal_value
 
     def run(monitor: Monitor) -> Result:
@@ -49,6 +48,9 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
         tracer = monitor.tracer
         # Traced, each position is shown as the moves made it, same-shaped pieces unswapped.
         shown: dict[int, tuple[int, ...]] = {start: places}
+        counts = monitor.heat_map(level.height, level.width)
+        heat = _Occupied(space, counts) if counts is not None else None
+        children = space.children(metric, heat.looked if heat is not None else None)
         while layer:
             monitor.tick(
                 expanded,
@@ -64,6 +66,8 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
             for key in layer:
                 expanded += 1
                 if expanded % stride == 0:
+                    if heat is not None and len(heat.looked) >= heat.BATCH:
+                        heat.count()
                     monitor.tick(
                         expanded,
                         generated,
@@ -100,6 +104,51 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
         return monitor.result("unsolvable", extra={"positions": len(parents)})
 
     return run_search(run, monitor)
+
+
+class _Occupied:
+    """The cells under a piece in each position a search looks at, for its heat map. Moves
+    are found from a position's empty cells, so the search notes those (``Space.children``'s
+    ``looked``: one append or one count a position); they are turned into counts per cell
+    only when the heat map is read, or a batch is full. A level has few sets of empty cells
+    (190 in a Klotski with two), so the counting is a lookup per set, not per position."""
+
+    #: Positions noted before they are counted anyway (memory: a few MB at most).
+    BATCH = 1 << 16
+
+    def __init__(self, space: Space, heat: Heat):
+        import numpy as np
+
+        self.np = np
+        self.heat = heat
+        self.looked = Looked()
+        self.bits, self.flags = space.bits, space.flags
+        self.cells = space.level.width * space.level.height
+        #: Each set of empty cells met (its flags) -> its row of ``under``: 1 for each cell
+        #: under a piece when those cells are empty.
+        self.row: dict[int, int] = {}
+        self.rows: list[list[int]] = []
+        self.under = np.zeros((0, self.cells), np.int64)
+        heat.pending.append(self.count)
+
+    def count(self) -> None:
+        """Add the positions noted so far to the heat map: one product of the times each
+        set of empty cells was met with the cells each leaves under a piece."""
+        np, bits, row = self.np, self.bits, self.row
+        tally = self.looked.take()
+        if not tally:
+            return
+        for empty in tally:
+            if empty not in row:
+                covered = self.flags & ~empty  # floor, not empty: under a piece
+                row[empty] = len(self.rows)
+                self.rows.append([covered >> (bits * cell) & 1 for cell in range(self.cells)])
+        if len(self.rows) != len(self.under):
+            self.under = np.array(self.rows, np.int64)
+        times = np.fromiter(tally.values(), np.int64, len(tally))
+        which = np.fromiter((row[empty] for empty in tally), np.int64, len(tally))
+        self.heat.counts[: self.cells] += times @ self.under[which]
+        self.heat.counts[-1] += int(times.sum())
 
 
 def _tell(

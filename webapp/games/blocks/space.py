@@ -13,7 +13,9 @@ can move, and the code in that neighbouring cell tells which piece it is and whe
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
 from webapp.games.blocks.level import Level
 
@@ -31,6 +33,33 @@ METRICS = ("steps", "line_moves", "path_moves")
 
 #: Sets of empty cells kept in the memo of where pieces can go (cleared when full).
 FLOOD_MEMO_SIZE = 50_000
+
+
+#: Where a memo entry of the path moves keeps the positions looked at with its empty cells.
+LOOKED = -1
+
+
+class Looked:
+    """The positions a search has looked at, by their empty cells (the flags of those cells),
+    for its heat map: ``empties`` lists them one by one; the path moves count them in their
+    memo by empty cells instead (``memos``: each set of empty cells with its entry, the count
+    under LOOKED). ``take`` hands on the counts so far."""
+
+    def __init__(self) -> None:
+        self.empties: list[int] = []
+        self.memos: list[tuple[int, dict[int, Any]]] = []
+
+    def take(self) -> Counter[int]:
+        tally = Counter(self.empties)
+        self.empties.clear()
+        for empty, memo in self.memos:
+            times = memo.pop(LOOKED, 0)
+            if times:
+                tally[empty] += times
+        return tally
+
+    def __len__(self) -> int:
+        return len(self.empties)
 
 
 class Space:
@@ -195,17 +224,28 @@ class Space:
                     out.append(step)
         return out
 
-    def children(self, metric: str) -> Callable[[int], list[int]]:
-        """The function giving the positions one move away, in the metric's kind of move."""
+    def children(self, metric: str, looked: Looked | None = None) -> Callable[[int], list[int]]:
+        """The function giving the positions one move away, in the metric's kind of move.
+        With ``looked``, each position it is given is noted there by its empty cells: a
+        search's heat map counts the cells under a piece from them (solver.py), as the moves
+        are found from the empty cells anyway."""
         field, around, live = self.field, self.around, self.live
         occupied_shifts = range(1, self.bits)
         flags = self.flags
+        # The path moves count in their memo by empty cells (no second lookup); the others
+        # note each position's empty cells.
+        paths = metric == "path_moves"
+        note = looked.empties.append if looked is not None and not paths else None
+        memos = looked.memos if looked is not None and paths else None
 
         def empties(key: int) -> int:
             occupied = key
             for shift in occupied_shifts:
                 occupied |= key >> shift
-            return flags & ~occupied
+            empty = flags & ~occupied
+            if note is not None:
+                note(empty)
+            return empty
 
         def unit(key: int) -> list[int]:
             out = []
@@ -250,6 +290,10 @@ class Space:
                 if len(flood_memo) >= FLOOD_MEMO_SIZE:
                     flood_memo.clear()
                 known = flood_memo[empty] = {}
+                if memos is not None:
+                    memos.append((empty, known))
+            if memos is not None:
+                known[LOOKED] = known.get(LOOKED, 0) + 1
             while rest:
                 low = rest & -rest
                 rest ^= low

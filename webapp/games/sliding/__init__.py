@@ -58,6 +58,7 @@ class Sliding(Game[Level, Board]):
     name = "sliding"
     title = "Sliding puzzle"
     counters = ("moves",)
+    heat_piece = "the hole"
     typical_length = 30  # moves: where a new level's rating starts
     default_algorithm = "pdb"
     order = 20

@@ -153,7 +153,11 @@ def beam_search(
     hole_cells: list[Any] = [holes[:1].astype(np.int32)]
     parent = np.zeros(width, np.int64)
     made = 0
+    heat = monitor.heat_map(rows, cols)
     for depth in range(1, longest + 1):
+        if heat is not None:  # the layer's boards, each expanded by the kernel: their holes
+            np.add.at(heat.counts, current[1][:count], 1)
+            heat.counts[-1] += count
         count, solved = kernels.beam_layer(
             *current, count, rows, cols, row_cells, col_cells, home_row, home_col,
             distance, zobrist, seen, move_cell, move_count, *following, parent,
@@ -203,6 +207,19 @@ class _Run:
         self.monitor = monitor
         self.expanded = 0
         self.generated = 0
+        self.heat = monitor.heat_map(self.rows, self.cols)
+
+    def fold(self, inner: Monitor, top: int, left: int) -> None:
+        """Add what a search of the region from (top, left) on counted to the whole
+        board's heat map."""
+        if self.heat is None or inner.heat is None:
+            return
+        seen = inner.heat.snapshot()
+        plain = self.heat.plain
+        for i, n in enumerate(seen.counts):
+            r, c = divmod(i, seen.cols)
+            plain[(r + top) * self.cols + c + left] += n
+        plain[-1] += seen.positions
 
     def play(self, tokens: list[str]) -> None:
         board, cols = self.board, self.cols
@@ -323,6 +340,8 @@ def _place_group(
             return True
         expanded += 1
         run.expanded += 1
+        if run.heat is not None:
+            run.heat.add((hole,))
         if run.expanded % monitor.stride == 0:
             monitor.tick(
                 run.expanded, run.generated, len(queue), len(run.path), lambda: tuple(run.board)
@@ -378,10 +397,12 @@ def _finish_with_databases(run: _Run, top: int, left: int) -> bool:
     try:
         result = pdb_idastar(_sub_board(run, top, left), tables, inner)
     except Stop as stop:
+        run.fold(inner, top, left)
         run.expanded += inner.expanded
         if stop.reason == "node-limit" or stop.reason == "timeout" and not _expired(monitor):
             return False
         raise
+    run.fold(inner, top, left)
     run.expanded += result.expanded
     run.play(result.moves or [])
     return True
@@ -397,5 +418,6 @@ def _finish(run: _Run, top: int, left: int) -> None:
     sub = _sub_board(run, top, left)
     inner = Monitor(run.monitor.limits, None, run.monitor.cancelled)
     result = idastar_conflict(run.rows - top, run.cols - left, sub, inner)
+    run.fold(inner, top, left)
     run.expanded += result.expanded
     run.play(result.moves or [])

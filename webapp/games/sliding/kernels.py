@@ -53,6 +53,8 @@ def pdb_ida(
     undo,  # int64[MAX_DEPTH, 4]: what the move into each depth overwrote
     state,  # int64[STATE_SIZE]
     budget,  # nodes to expand before returning RUNNING
+    heat,  # int64[n + 1]: per cell, the boards expanded with the hole there; then all of them
+    counting,  # whether to add to ``heat``
 ):
     """One IDA* iteration (bound ``state[BOUND]``) with the max of the plain and mirrored
     additive database sums, resumable. Depth 0 must be set up by the caller."""
@@ -63,6 +65,7 @@ def pdb_ida(
     generated = state[GENERATED]
     stop_at = expanded + budget
     status = RUNNING
+    n_cells = len(board)
     while True:
         hole = holes[depth]
         j = slot[depth]
@@ -127,8 +130,12 @@ def pdb_ida(
             status = FOUND
             break
         expanded += 1
+        if counting:
+            heat[cell] += 1  # the hole has moved to ``cell``
         if expanded >= stop_at:
             break
+    if counting:
+        heat[n_cells] += expanded - state[EXPANDED]  # each counted once, above
     state[DEPTH] = depth
     state[NEXT_BOUND] = next_bound
     state[EXPANDED] = expanded

@@ -22,7 +22,7 @@ from typing import Any
 
 from webapp.games.sliding.heuristics import move_table
 from webapp.games.sliding.level import Level, goal
-from webapp.search import Monitor, Result, run_search
+from webapp.search import Monitor, Result, no_heat, run_search
 
 Board = tuple[int, ...]
 
@@ -402,8 +402,11 @@ def _descend(level: Level, board: Board, monitor: Monitor) -> Result:
     path: list[str] = []
     hole = board.index(0)
     expanded = 0
+    heat = monitor.heat_map(level.rows, level.cols)
     while table[board]:
         expanded += 1
+        if heat is not None:
+            heat.add((hole,))
         for cell, _k, token in moves[hole]:
             tiles = list(board)
             tiles[hole], tiles[cell] = tiles[cell], 0
@@ -535,6 +538,8 @@ def pdb_idastar(start: Board, tables: list[bytes], monitor: Monitor) -> Result:
     h_plain[0] = sum(value)
     h_mirror[0] = sum(mirror_value)
     limit = monitor.limits.nodes
+    heat = monitor.heat_map(rows, cols)
+    counts = heat.counts if heat is not None else no_heat()
 
     def sample() -> Board:
         return tuple(int(t) for t in board)
@@ -563,7 +568,7 @@ def pdb_idastar(start: Board, tables: list[bytes], monitor: Monitor) -> Result:
                 board, flat, offsets, pattern_a, shift_a, mirror_pattern_a,
                 mirror_shift_a, move_cell, move_dir, move_count, index_a, value_a,
                 mirror_index_a, mirror_value_a, holes, slot, h_plain, h_mirror, undo, state,
-                budget,
+                budget, counts, heat is not None,
             )  # fmt: skip
             expanded, generated = int(state[kernels.EXPANDED]), int(state[kernels.GENERATED])
             if status == kernels.FOUND:

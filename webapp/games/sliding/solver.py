@@ -57,6 +57,12 @@ class SlidingProblem(SearchProblem[tuple[Board, int, int]]):
     def display(self, state: tuple[Board, int, int]) -> Board:
         return state[0]
 
+    def board_size(self) -> tuple[int, int]:
+        return self.rows, self.cols
+
+    def pieces(self, state: tuple[Board, int, int]) -> Iterable[int]:
+        return (state[1],)  # the hole
+
 
 def run_astar(level: Level, board: Board, monitor: Monitor) -> Result:
     return astar(SlidingProblem(level, board), monitor)
@@ -84,6 +90,7 @@ def idastar_conflict(rows: int, cols: int, start: Board, monitor: Monitor) -> Re
     next_bound = 0
     bound = 0
     tracer = monitor.tracer
+    heat = monitor.heat_map(rows, cols)
 
     def told(hole: int, g: int, previous: int, h: int) -> None:
         # A depth-first search meets a board's children between the expansions below them,
@@ -109,6 +116,8 @@ def idastar_conflict(rows: int, cols: int, start: Board, monitor: Monitor) -> Re
     def dfs(hole: int, g: int, previous: int, h: int) -> bool:
         nonlocal next_bound
         counts[0] += 1
+        if heat is not None:
+            heat.add((hole,))
         if tracer is not None:
             told(hole, g, previous, h)
         if monitor.closest_h is None or h < monitor.closest_h:

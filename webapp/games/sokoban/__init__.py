@@ -18,6 +18,7 @@ class Sokoban(Game[Level, Position]):
     name = "sokoban"
     title = "Sokoban"
     counters = ("moves", "pushes")
+    heat_piece = "a box"
     typical_length = 20  # pushes: where a new level's rating starts
     default_algorithm = "fast"
     order = 10

@@ -19,7 +19,7 @@ import numpy as np
 from webapp.games.sokoban.board import FAR, Board, cells_of, lowest_cell, square_numbers
 from webapp.games.sokoban.position import Position
 from webapp.games.sokoban.rooms import GoalRoom
-from webapp.search import Stop
+from webapp.search import Heat, Monitor, Stop, no_heat
 
 #: The share of the memory limit the compiled searches' arrays may take, all together.
 MEMORY_SHARE = 0.75
@@ -118,6 +118,17 @@ class CompiledSearch:
         self._corral_test()
         self._arrays(len(position.boxes))
         self._roots(board, position)
+        self.heat: Heat | None = None
+        self.heat_counts = no_heat()
+
+    def counting(self, monitor: Monitor) -> CompiledSearch:
+        """Count the boxes of each position expanded into the monitor's heat map (the same
+        one for every search of the level: squares are numbered the same way)."""
+        level = self.board.level
+        self.heat = monitor.heat_map(level.height, level.width, self.cells)
+        if self.heat is not None:
+            self.heat_counts = self.heat.counts
+        return self
 
     def _bound(self, start: int) -> None:
         """The push distances the bound matches boxes to: backwards to the start squares,
@@ -396,6 +407,7 @@ class CompiledSearch:
                     self.words, self.player, self.parent, self.push, self.depth, self.cost,
                     self.hashes, self.table, self.heads, self.links, counters, *other,
                     self.scratch, self.deadlocks, self.seed, self.stall, budget,
+                    self.heat_counts, self.heat is not None,
                 )
             )  # fmt: skip
         return int(
@@ -406,6 +418,7 @@ class CompiledSearch:
                 self.parent, self.push, self.depth, self.hashes, self.table, self.heap_keys,
                 self.heap_ids, counters, *other, self.target_words, self.target_player,
                 self.target_hash, self.scratch, self.deadlocks, self.mobility, budget,
+                self.heat_counts, self.heat is not None,
             )
         )  # fmt: skip
 

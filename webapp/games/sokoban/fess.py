@@ -28,7 +28,7 @@ Single pushes are moves too, so the search loses no position and running dry is 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from itertools import count
 from typing import TYPE_CHECKING
@@ -253,6 +253,8 @@ class FessSearch:
         self.space = FeatureSpace(board, packing)
         self.bound = LowerBound(board)
         self.expanded: dict[int, Node] = {}
+        #: Told the boxes of each position expanded (the solve's heat map), if anyone asks.
+        self.taken: Callable[[int], None] | None = None
         self.dead: set[int] = set()
         #: Per cell, its positions with a move left: (weight of the best one, its score, ...).
         self.cells: dict[Cell, list[tuple[int, Score, int, Node]]] = {}
@@ -309,6 +311,8 @@ class FessSearch:
         parent = node.parent
         node.best = score if parent is None or score < parent.best else parent.best
         self.expanded[node.key] = node
+        if self.taken is not None:
+            self.taken(node.boxes)
         if self.best is None or node.best < self.best.best:
             self.best = node
         if score[4] < self.nearest[0]:
@@ -447,6 +451,7 @@ class Fess(Member):
         memory = portfolio.monitor.limits.memory_mb
         room = capacity(memory * MEMORY_SHARE * SHARE if memory else None)
         self.search = FessSearch(board, position, packing(board, position), room)
+        self.search.taken = portfolio.boxes_taken()
         return self.search.run(PAUSE)
 
     def note(self) -> str | None:

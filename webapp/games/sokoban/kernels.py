@@ -1017,6 +1017,8 @@ def search(
     deadlocks,
     mobility,
     budget,
+    heat,  # int64[squares + 1]: boxes per square over the positions expanded, then those
+    counting,  # whether to add to ``heat`` (webapp.search.heat)
 ):  # pragma: no cover - compiled
     """Weighted best-first by pushes, or by pulls when ``reverse`` (priority g + weight * h,
     h the matching bound; ties by h, then first come; with novelty, ``seen`` of shape
@@ -1061,6 +1063,10 @@ def search(
         g = depth[state]
         counters[DEPTH] = g
         count, on_goal = _lay_out(words, state, occupied, cells, row_of, goal)
+        if counting:
+            for row in range(count):
+                heat[cells[row]] += 1
+            heat[len(heat) - 1] += 1
         stamp += 1
         _reach(player[state], occupied, neighbours, mark, stamp, stack)
         moves_found = -1

@@ -216,6 +216,8 @@ def plan_search(
     seed,
     stall,
     budget,
+    heat,  # int64[squares + 1]: boxes per square over the positions expanded, then those
+    counting,  # whether to add to ``heat`` (webapp.search.heat)
 ):  # pragma: no cover - compiled
     """At most ``budget`` expansions of the plan search (this module's docstring), then
     RUNNING; FOUND (the state in counters[GOAL], and in counters[MEET] the backward
@@ -284,6 +286,10 @@ def plan_search(
         done += 1
         counters[DEPTH] = depth[state]
         count, on_goal = _lay_out(words, state, occupied, cells, row_of, goal)
+        if counting:
+            for row in range(count):
+                heat[cells[row]] += 1
+            heat[len(heat) - 1] += 1
         stamp += 1
         _reach(player[state], occupied, neighbours, mark, stamp, stack)
         moves_found, next_label = _corral(

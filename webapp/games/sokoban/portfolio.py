@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import ClassVar
 
-from webapp.games.sokoban.board import FAR, Board
+from webapp.games.sokoban.board import FAR, Board, cells_of, square_numbers
 from webapp.games.sokoban.bound import LowerBound
 from webapp.games.sokoban.compiled import MEMORY_SHARE, ArraysFull, CompiledSearch, Outcome, Pause
 from webapp.games.sokoban.position import Position
@@ -196,6 +196,18 @@ class Portfolio:
         #: The first search of each direction: the two that meet in the middle.
         self.forward: Member | None = None
         self.backward: Member | None = None
+
+    def boxes_taken(self) -> Callable[[int], None] | None:
+        """What a member in CPython tells of each position it takes (its boxes, a bit set of
+        cells): counted into the solve's heat map with the squares numbered as the compiled
+        members number them, so that they all share one; None when nothing is counted."""
+        board = self.board
+        cells, index, _ = square_numbers(board)
+        heat = self.monitor.heat_map(board.level.height, board.level.width, cells)
+        if heat is None:
+            return None
+        add = heat.add
+        return lambda boxes: add([index[cell] for cell in cells_of(boxes)])
 
     def rooms(self, size: int) -> list[GoalRoom]:
         """The level's goal rooms of at least ``size`` goals."""

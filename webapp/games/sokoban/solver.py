@@ -180,12 +180,15 @@ def run_bfs(level: Level, position: Position, monitor: Monitor) -> Result:
         reach = board.reach
         tracer = monitor.tracer
         shown = position
+        heat = monitor.heat_map(level.height, level.width)
         while layer:
             depth += 1
             following = []
             first = expanded
             for boxes, region, key, player in layer:
                 expanded += 1
+                if heat is not None:
+                    heat.add(cells_of(boxes))
                 if expanded % stride == 0:
                     monitor.tick(
                         expanded,
@@ -244,6 +247,7 @@ def run_astar(level: Level, position: Position, monitor: Monitor) -> Result:
         reach = board.reach
         tracer = monitor.tracer
         shown = position
+        heat = monitor.heat_map(level.height, level.width)
         while queue:
             f, minus_g, _, boxes, region, key, player, h = heapq.heappop(queue)
             g = -minus_g
@@ -253,6 +257,8 @@ def run_astar(level: Level, position: Position, monitor: Monitor) -> Result:
                 monitor.tick(expanded, generated, len(queue), g, force=True)
                 return _solved(monitor, board, position, _push_path(parents, key), True)
             expanded += 1
+            if heat is not None:
+                heat.add(cells_of(boxes))
             if monitor.closest_h is None or h < monitor.closest_h:
                 # Where a player may take over if the search stops short, and the moves there.
                 monitor.closer(
@@ -457,11 +463,13 @@ def _weighted(
     moves: Callable[[int, int], list[Move]],
     ends: Callable[[int, int], list[int] | None],
     frozen: Callable[[int, int], bool],
+    taken: Callable[[int], None] | None = None,
 ) -> Generator[Pause, None, Outcome]:
     """The loop of ``_best_first`` and ``_best_first_reverse``: weighted best-first (priority
     g + weight * h, ties by h, then first come) from ``roots`` (boxes, region, key, player),
     pausing every ``stride`` expansions, over ``moves``; a child for which ``ends`` gives
-    pushes ends the search with them, one ``frozen`` is dropped."""
+    pushes ends the search with them, one ``frozen`` is dropped; ``taken`` is told the boxes
+    of each position taken (the heat map)."""
     tie = count()
     queue = []
     for boxes, region, key, player in roots:
@@ -476,6 +484,8 @@ def _weighted(
             yield expanded, generated, len(queue), g, player, boxes
         priority, _h, _, g, boxes, region, key, player = heapq.heappop(queue)
         expanded += 1
+        if taken is not None:  # the boxes of the position taken, for the heat map
+            taken(boxes)
         bound.expand(boxes)
         for box, target, push, walker, cost in moves(boxes, region):
             child_g = g + cost
@@ -508,6 +518,7 @@ def _best_first(
     rooms: list[GoalRoom] | None = None,
     parents: Parents | None = None,
     meet: Parents | None = None,
+    taken: Callable[[int], None] | None = None,
 ) -> Generator[Pause, None, Outcome]:
     """Weighted best-first by pushes, pausing every ``stride`` expansions; ends with the
     pushes of a solution, or None when the whole space is exhausted.
@@ -540,7 +551,7 @@ def _best_first(
     frozen = board.freeze_deadlock
     return (
         yield from _weighted(
-            board, bound, roots, tuning.weight, stride, parents, moves, ends, frozen
+            board, bound, roots, tuning.weight, stride, parents, moves, ends, frozen, taken
         )
     )
 
@@ -563,6 +574,7 @@ def _best_first_reverse(
     stride: int,
     parents: Parents | None = None,
     meet: Parents | CompiledSearch | None = None,
+    taken: Callable[[int], None] | None = None,
 ) -> Generator[Pause, None, Outcome]:
     """Weighted best-first by pulls from the solved boxes back to the start, pausing every
     ``stride`` expansions; ends with the forward pushes, or None when the space ran out.
@@ -607,8 +619,17 @@ def _best_first_reverse(
 
     return (
         yield from _weighted(
-            board, bound, roots, tuning.weight, stride, parents, moves, ends, _never_frozen
-        )
+            board,
+            bound,
+            roots,
+            tuning.weight,
+            stride,
+            parents,
+            moves,
+            ends,
+            _never_frozen,
+            taken,
+        )  # fmt: skip
     )
 
 
@@ -668,7 +689,9 @@ class BestFirst(Member):
             novelty=tuning.novelty, rooms=rooms, penalty=tuning.penalty,
             deadlocks=tuning.deadlocks, mobility=tuning.mobility,
         )  # fmt: skip
-        return CompiledSearch(portfolio.board, portfolio.position, config)
+        return CompiledSearch(portfolio.board, portfolio.position, config).counting(
+            portfolio.monitor
+        )
 
     @property
     def meets(self) -> bool:  # type: ignore[override]
@@ -757,7 +780,7 @@ class Planned(Member):
             portfolio.board, portfolio.position, portfolio.monitor.limits.memory_mb,
             order.phases, seed, self.setting.tuning.deadlocks,
             before.scratch if before is not None else None, stall, order.release,
-        )  # fmt: skip
+        ).counting(portfolio.monitor)  # fmt: skip
         portfolio.link(self, planned)
         return planned
 
@@ -824,7 +847,8 @@ class Aimed(Member):
             deadlocks=tuning.deadlocks,
             towards=target,
         )
-        aimed = self.compiled = CompiledSearch(portfolio.board, portfolio.position, config)
+        aimed = CompiledSearch(portfolio.board, portfolio.position, config)
+        self.compiled = aimed.counting(portfolio.monitor)
         portfolio.link(self, aimed)
         return aimed
 
@@ -879,7 +903,7 @@ class PythonForward(Member):
         return _best_first(
             portfolio.board, portfolio.bound, portfolio.position, tuning, portfolio.stride,
             portfolio.rooms(tuning.smallest_room), self.table,
-            meet if isinstance(meet, dict) else {},
+            meet if isinstance(meet, dict) else {}, portfolio.boxes_taken(),
         )  # fmt: skip
 
     def again(self) -> bool:
@@ -908,7 +932,7 @@ class PythonBackward(Member):
         meet = portfolio.meeting(self)
         return _best_first_reverse(
             portfolio.board, portfolio.position, self.setting.tuning, portfolio.stride,
-            self.table, meet,
+            self.table, meet, portfolio.boxes_taken(),
         )  # fmt: skip
 
 
@@ -956,6 +980,7 @@ def run_moves(level: Level, position: Position, monitor: Monitor) -> Result:
         live = board.live
         tracer = monitor.tracer
         shown = position
+        heat = monitor.heat_map(level.height, level.width)
         while queue:
             f, minus_g, _, boxes, player, h = heapq.heappop(queue)
             g = -minus_g
@@ -966,6 +991,8 @@ def run_moves(level: Level, position: Position, monitor: Monitor) -> Result:
                 monitor.tick(expanded, generated, len(queue), g, force=True)
                 return _solved(monitor, board, position, _push_path(parents, key), True)
             expanded += 1
+            if heat is not None:
+                heat.add(cells_of(boxes))
             if monitor.closest_h is None or h < monitor.closest_h:
                 monitor.closer(
                     h,

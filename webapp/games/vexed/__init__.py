@@ -60,6 +60,7 @@ class Vexed(Game[Level, Board]):
     name = "vexed"
     title = "Vexed"
     counters = ("moves",)
+    heat_piece = "a block"
     typical_length = 10  # moves: where a new level's rating starts
     default_algorithm = "fast"
     order = 30

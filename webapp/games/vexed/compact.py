@@ -173,3 +173,12 @@ class Compact:
 
     def blocks(self, state: bytes) -> int:
         return sum(1 for cell in self.cells if state[cell] > 1)
+
+    def blocks_at(self, state: bytes) -> list[int]:
+        """The board's squares (row * width + column) that hold a block: a heat map's count."""
+        stride, width = self.stride, self.width
+        return [
+            (cell // stride - 1) * width + cell % stride - 1
+            for cell in self.cells
+            if state[cell] > 1
+        ]

@@ -538,6 +538,8 @@ def astar(
     cap,  # no board with f = g + bound above this is queued (F_CAP: none is cut)
     weight,  # 0: A* on f; w > 0: best-first on g + w * bound (a bounded-cost search)
     per_block,  # with weight > 0, added to a board's bucket for each block it has left
+    heat,  # int64[m + 1]: blocks per open cell over the boards expanded, then the boards
+    counting,  # whether to add to ``heat`` (webapp.search.heat)
 ):
     """A* on f = moves + bound over settled boards, deepest g first within an f; the first
     cleared board taken (or generated at g equal to the current f) is optimal because the
@@ -626,6 +628,11 @@ def astar(
             state[GOAL] = board
             return FOUND
         state[EXPANDED] += 1
+        if counting:  # the blocks of the board expanded (the loop above only counts them)
+            for i in range(m):
+                if parent_row[i] > 1:
+                    heat[i] += 1
+            heat[m] += 1
         state[LAST] = board
         # The board as a grid, and its colour counts.
         grid[:] = walls

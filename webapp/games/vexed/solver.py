@@ -14,7 +14,7 @@ from webapp.games.vexed.bounds import INF, Bounds
 from webapp.games.vexed.compact import Compact, Slide
 from webapp.games.vexed.level import COLOURS, Level
 from webapp.games.vexed.rules import Board
-from webapp.search import Monitor, Result, SearchProblem, Stop, bfs, run_search
+from webapp.search import Heat, Monitor, Result, SearchProblem, Stop, bfs, no_heat, run_search
 
 #: bfs-all lists at most this many solutions; it still counts all of them.
 MAX_LISTED = 1000
@@ -43,6 +43,12 @@ class VexedProblem(SearchProblem[bytes]):
 
     def display(self, state: bytes) -> Board:
         return self.compact.decode(state)
+
+    def board_size(self) -> tuple[int, int]:
+        return self.compact.level.height, self.compact.level.width
+
+    def pieces(self, state: bytes) -> Iterable[int]:
+        return self.compact.blocks_at(state)
 
     def left_out(self, state: bytes) -> Iterable[tuple[tuple[str, ...], bytes, str]]:
         """The moves ``successors`` leaves out: those that leave a colour one block."""
@@ -91,11 +97,14 @@ def solve_bfs_all(level: Level, state: Board, monitor: Monitor) -> Result:
         layer = [start]
         depth = expanded = 0
         generated = 1
+        heat = monitor.heat_map(*problem.board_size())
         while layer:
             depth += 1
             following: list[bytes] = []
             for board in layer:
                 expanded += 1
+                if heat is not None:
+                    heat.add(compact.blocks_at(board))
                 if expanded % monitor.stride == 0:
                     monitor.tick(
                         expanded,
@@ -202,7 +211,8 @@ def solve_fast(level: Level, state: Board, monitor: Monitor) -> Result:
             return monitor.result("unsolvable", extra=extra)
         seconds = monitor.limits.seconds
         until = None if seconds is None else monitor.elapsed + ASTAR_SHARE * seconds
-        astar = _CompiledSearch(compact, bounds, monitor.limits.memory_mb)
+        heat = monitor.heat_map(compact.level.height, compact.level.width, _squares(compact))
+        astar = _CompiledSearch(compact, bounds, monitor.limits.memory_mb, heat)
         astar.push_start(start, h0)
         status = _drive(astar, monitor, kernels.F_CAP, 0, until=until, hand_over=True)
         done = astar.counters()
@@ -239,7 +249,7 @@ def solve_fast(level: Level, state: Board, monitor: Monitor) -> Result:
                 bounded.rebucket(cap, WEIGHT, per_block)
                 offset = (0, 0, 0, 0)  # its counters go on from A*'s
             else:
-                bounded = _CompiledSearch(compact, bounds, monitor.limits.memory_mb)
+                bounded = _CompiledSearch(compact, bounds, monitor.limits.memory_mb, heat)
                 bounded.push_start(start, h0, WEIGHT * h0 + per_block * blocks0)
                 offset = done
             monitor.note = (
@@ -262,6 +272,15 @@ def solve_fast(level: Level, state: Board, monitor: Monitor) -> Result:
         return monitor.result("unsolvable", extra=extra)
 
     return run_search(search, monitor)
+
+
+def _squares(compact: Compact) -> list[int]:
+    """The board's square (row * width + column) of each open cell, in the order of
+    ``compact.cells``: the kernel counts blocks by open cell."""
+    width = compact.level.width
+    return [
+        (cell // compact.stride - 1) * width + cell % compact.stride - 1 for cell in compact.cells
+    ]
 
 
 def _drive(
@@ -328,7 +347,9 @@ PER_BLOCK = 3
 class _CompiledSearch:
     """The arrays of one ``kernels.astar`` run and the conversions to and from them."""
 
-    def __init__(self, compact: Compact, bounds: Bounds, memory_mb: int | None):
+    def __init__(
+        self, compact: Compact, bounds: Bounds, memory_mb: int | None, heat: Heat | None = None
+    ):
         import numpy as np
 
         from webapp.games.vexed import kernels  # numba: only solver processes load it
@@ -378,6 +399,8 @@ class _CompiledSearch:
         self.memo_values = np.zeros(TABLE_START, np.int64)
         self.state = np.zeros(kernels.STATE_SIZE, np.int64)
         self.state[kernels.DEFER_AT] = int(capacity * DEFER_FROM)
+        self.heat = heat
+        self.heat_counts = heat.counts if heat is not None else no_heat()
 
     def row(self, board: bytes) -> Any:
         """A board as the kernel sees it: a byte a cell, in the kernel's colours."""
@@ -445,6 +468,7 @@ class _CompiledSearch:
                 self.entry_board, self.entry_next, self.walls, self.cell_at,
                 self.compact.stride, self.memo_keys, self.memo_values, self.reach, self.near,
                 self.pair, self.column, self.state, budget, cap, weight, per_block,
+                self.heat_counts, self.heat is not None,
             )  # fmt: skip
             if status != kernels.GROW:
                 return status
