@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from webapp import games  # noqa: E402
+from webapp.games.solving import solve  # noqa: E402
 from webapp.search import Limits, Progress  # noqa: E402
-from webapp.solving import solve  # noqa: E402
 
 LEVELS = ROOT / "levels"
 

@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import LEVELS
 from webapp import games
+from webapp.games.solving import solve, traceable
 from webapp.ops.cli import main
 from webapp.search import (
     HeatMap,
@@ -24,7 +25,6 @@ from webapp.search import (
     bfs,
     idastar,
 )
-from webapp.solving import solve, traceable
 
 #: Small levels every traceable algorithm of each game solves in about a second: the whole
 #: search is traced and recounted.
