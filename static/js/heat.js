@@ -73,6 +73,8 @@ function setUp() {
 
 // A solver message swapped in (app.js, or the live panel's module): the board may be new.
 document.addEventListener("solver:progress", (event) => draw(event.detail));
+// A playback step redraws the solver's board with no progress in it: the map goes over it again.
+document.addEventListener("htmx:wsAfterMessage", () => draw(null));
 // A new solve brings a new panel (and its switch); a resize lays the board out anew.
 document.addEventListener("htmx:afterSettle", setUp);
 window.addEventListener("resize", () => draw(null));
