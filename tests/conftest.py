@@ -328,13 +328,19 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture
-def page(browser):
-    """A page in its own browser context (a new player); fails the test if the page breaks
-    its content security policy or throws a script error."""
-    context = browser.new_context()
+#: The two screens every browser feature is tried on: a desktop, and a phone with touch.
+SCREENS = {
+    "desktop": {"viewport": {"width": 1280, "height": 900}},
+    "phone": {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True},
+}
+
+
+def watched_page(browser, timeout: float = 10_000, **context_options):
+    """A page in its own browser context (a new player), with the problems it shows: a
+    script error, or anything its content security policy refused."""
+    context = browser.new_context(**context_options)
     page = context.new_page()
-    page.set_default_timeout(10_000)
+    page.set_default_timeout(timeout)
     problems: list[str] = []
     page.on("pageerror", lambda error: problems.append(f"script error: {error}"))
     page.on(
@@ -343,6 +349,23 @@ def page(browser):
         if message.type == "error" and "Content Security Policy" in message.text
         else None,
     )
+    return context, page, problems
+
+
+@pytest.fixture
+def page(browser):
+    """A page in its own browser context (a new player); fails the test if the page breaks
+    its content security policy or throws a script error."""
+    context, page, problems = watched_page(browser)
+    yield page
+    context.close()
+    assert not problems, problems
+
+
+@pytest.fixture(params=list(SCREENS))
+def screen(request, browser):
+    """``page`` on each of the two screens (the test runs once on each)."""
+    context, page, problems = watched_page(browser, 20_000, **SCREENS[request.param])
     yield page
     context.close()
     assert not problems, problems

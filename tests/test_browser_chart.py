@@ -3,13 +3,11 @@ the browser at both sizes, charts from 0 s to its end, never a window of its las
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from tests.conftest import serving
-from tests.test_browser_wins import SIZES, touch_or_click
+from tests.test_browser_wins import touch_or_click
 
 pytestmark = pytest.mark.browser
 
@@ -24,16 +22,6 @@ def twenty_seconds(tmp_path_factory):
         tmp_path_factory.mktemp("twenty"), SOLVE_TIME_LIMIT="20", SOLVE_NODE_LIMIT="2000000000"
     ) as running:
         yield running
-
-
-@pytest.fixture(params=list(SIZES))
-def screen(request, browser) -> Iterator[Page]:
-    viewport, touch = SIZES[request.param]
-    context = browser.new_context(viewport=viewport, has_touch=touch, is_mobile=touch)
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    yield page
-    context.close()
 
 
 def test_a_20_second_searchs_chart_runs_from_0_to_its_end(screen, twenty_seconds):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Iterator
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -20,22 +19,8 @@ from webapp.search import Limits
 
 pytestmark = pytest.mark.browser
 
-SIZES = {
-    "desktop": ({"width": 1280, "height": 900}, False),
-    "phone": ({"width": 390, "height": 844}, True),
-}
 ARROWS = {"U": "ArrowUp", "D": "ArrowDown", "L": "ArrowLeft", "R": "ArrowRight"}
 GAME = get("sliding")
-
-
-@pytest.fixture(params=list(SIZES))
-def screen(request, browser) -> Iterator[Page]:
-    viewport, touch = SIZES[request.param]
-    context = browser.new_context(viewport=viewport, has_touch=touch, is_mobile=touch)
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    yield page
-    context.close()
 
 
 def follow(screen: Page, link) -> None:

@@ -8,19 +8,14 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.conftest import CHROMIUM, ROOT, Server, serving
+from tests.conftest import ROOT, SCREENS, Server, serving
 
 pytestmark = pytest.mark.browser
 
-SCREENS = {
-    "desktop": {"viewport": {"width": 1280, "height": 900}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True},
-}
 #: Microban 1, solved in 33 moves and 8 pushes.
 MICROBAN_1 = "dlUrrrdLullddrUluRuulDrddrruLdlUU"
 KEYS = {"l": "ArrowLeft", "u": "ArrowUp", "r": "ArrowRight", "d": "ArrowDown"}
@@ -43,26 +38,6 @@ def learning_server(tmp_path_factory) -> Iterator[Server]:
     # racer): more than the public budget of solves, which tests/test_budgets.py covers.
     with serving(folder, BUDGET_SOLVES="1000 per minute") as running:
         yield running
-
-
-@pytest.fixture(params=list(SCREENS))
-def screen(browser, request) -> Iterator[Page]:
-    """A page on each screen, a new player; fails on a script error or a CSP refusal."""
-    assert Path(CHROMIUM).exists()
-    context = browser.new_context(**SCREENS[request.param])
-    page = context.new_page()
-    page.set_default_timeout(20_000)
-    problems: list[str] = []
-    page.on("pageerror", lambda error: problems.append(f"script error: {error}"))
-    page.on(
-        "console",
-        lambda message: problems.append(message.text)
-        if message.type == "error" and "Content Security Policy" in message.text
-        else None,
-    )
-    yield page
-    context.close()
-    assert not problems, problems
 
 
 def press(page: Page, selector: str) -> None:

@@ -13,21 +13,6 @@ from tests.conftest import pinch
 
 pytestmark = pytest.mark.browser
 
-SIZES = {
-    "desktop": ({"width": 1280, "height": 900}, False),
-    "phone": ({"width": 390, "height": 844}, True),
-}
-
-
-@pytest.fixture(params=list(SIZES))
-def screen(request, browser):
-    viewport, touch = SIZES[request.param]
-    context = browser.new_context(viewport=viewport, has_touch=touch, is_mobile=touch)
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    yield page
-    context.close()
-
 
 def test_the_records_show_a_win_without_a_reload(screen, live_server):
     # One slide from solved: the tile at the bottom right slides into the hole beside it
