@@ -153,12 +153,13 @@ def progress(game: Game, asker: Asker) -> tuple[Progress, dict[str, Progress]]:
     return whole, each
 
 
-def next_unsolved(found: Found, store: Store, player: str) -> LevelRef | None:
+def next_unsolved(found: Found) -> LevelRef | None:
     """The first level after this one in its collection (then from its start) that the
-    player has not solved on their own; None outside collections or when all are solved."""
+    player it was found for has not solved on their own; None outside collections or when
+    all are solved."""
     if not found.total:
         return None
-    own = store.solved(player, found.game.name)
+    own = found.store.solved(found.player, found.game.name)
     for step in range(1, found.total):
         number = (found.number - 1 + step) % found.total + 1
         ref = LevelRef(found.game.name, found.ref.collection, number)

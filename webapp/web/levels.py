@@ -225,9 +225,7 @@ def play_context(
         "state": play.state,
         "figures": play.figures,
         "best": best,
-        "next_unsolved": (
-            core.next_unsolved(found, found.store, found.player) if play.solved else None
-        ),
+        "next_unsolved": core.next_unsolved(found) if play.solved else None,
         "message": message or play.broken,
         "replay_url": replay_url(found.ref, play),
         "max_link_moves": MAX_LINK_MOVES,
