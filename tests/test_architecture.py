@@ -301,3 +301,36 @@ def test_a_solver_child_loads_neither_flask_nor_a_database_driver():
         cwd=ROOT,
     ).stdout.split()
     assert loaded == []
+
+
+def fetching_store_and_player(source: str) -> list[str]:
+    """The functions of a web module's ``source`` that fetch the request's store and its
+    player each on their own: ``players.asker()`` makes the two into one core ``Asker``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            called = {
+                call.func.id
+                for call in ast.walk(node)
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+            }
+            if {"get_store", "player_id"} <= called:
+                found.append(node.name)
+    return found
+
+
+def test_a_view_asks_for_the_store_and_the_player_as_one_asker():
+    offenders = [
+        f"{path.name}: {name}"
+        for path in sorted((PACKAGE / "web").glob("*.py"))
+        if path.name != "players.py"  # where asker() makes the pair
+        for name in fetching_store_and_player(path.read_text())
+    ]
+    assert offenders == []
+    calls = sum(p.read_text().count("get_store()") for p in (PACKAGE / "web").glob("*.py"))
+    assert calls <= 12, calls
+
+
+def test_a_view_fetching_the_pair_on_its_own_is_found():
+    source = "def view():\n    store, player = get_store(), player_id()\n"
+    assert fetching_store_and_player(source) == ["view"]

@@ -11,6 +11,7 @@ from webapp import games
 from webapp.core import catalog, drafts, sharing
 from webapp.core.catalog import CUSTOM
 from webapp.core.errors import NotFound, Refused
+from webapp.core.players import Asker
 from webapp.games import get
 from webapp.storage.store import Store, connect
 
@@ -27,7 +28,7 @@ def store(tmp_path) -> Store:
 
 
 def shelf(store: Store, player: str = "p") -> sharing.Shelf:
-    return sharing.Shelf(store, player, 2**20, lambda _bytes: True, "spent")
+    return sharing.Shelf(Asker(store, player), 2**20, lambda _bytes: True, "spent")
 
 
 def draft_of(rows: list[str], **fields: str) -> str:
@@ -110,13 +111,15 @@ def test_a_kept_draft_is_the_players_own_and_a_test_play_is_not(store):
     )
     played = drafts.keep(shelf(store), SOKOBAN, level)  # test-play: shared, not listed
     assert played.collection == CUSTOM and store.load_level("sokoban", played.custom_id)
-    assert drafts.own_levels(store, SOKOBAN, "p") == []
+    assert drafts.own_levels(Asker(store, "p"), SOKOBAN) == []
     kept = drafts.keep(shelf(store), SOKOBAN, level, "Ann")
     assert kept == played  # one board, one address
-    assert drafts.own_levels(store, SOKOBAN, "p") == [drafts.OwnLevel(kept.path, "Mine", "Ann")]
+    assert drafts.own_levels(Asker(store, "p"), SOKOBAN) == [
+        drafts.OwnLevel(kept.path, "Mine", "Ann")
+    ]
     assert drafts.author_of(store, kept) == "Ann"
-    assert drafts.own_levels(store, SOKOBAN, "q") == []
-    assert drafts.own_levels(store, SOKOBAN, "") == []
+    assert drafts.own_levels(Asker(store, "q"), SOKOBAN) == []
+    assert drafts.own_levels(Asker(store, ""), SOKOBAN) == []
 
 
 def test_a_players_own_levels_are_listed_in_one_query(store, monkeypatch):
@@ -130,7 +133,7 @@ def test_a_players_own_levels_are_listed_in_one_query(store, monkeypatch):
     asked = []
     query = store.query
     monkeypatch.setattr(store, "query", lambda *args: asked.append(args) or query(*args))
-    listed = drafts.own_levels(store, SOKOBAN, "p")
+    listed = drafts.own_levels(Asker(store, "p"), SOKOBAN)
     assert len(asked) == 1
     assert len(listed) == drafts.MOST_LISTED
     assert listed[0] == drafts.OwnLevel(

@@ -338,9 +338,10 @@ def test_the_editors_verdict_on_a_copy_makes_the_board_assisted(
     me = Player(client, "/sokoban/first-steps/3")
     page = client.get("/sokoban/edit?from=/sokoban/first-steps/3").text
     from webapp.core.levels import find_level
+    from webapp.core.players import Asker
 
     with app.test_request_context():
-        found = find_level("sokoban", "first-steps", "3", get_store(), player_of(client))
+        found = find_level("sokoban", "first-steps", "3", Asker(get_store(), player_of(client)))
         draft = found.game.editor().draft_of(found.level)
     copy = json.dumps({"rows": draft.rows, "fields": draft.fields})
     headers = {"X-CSRF-Token": csrf_of(page), "HX-Request": "true"}

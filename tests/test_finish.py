@@ -9,6 +9,7 @@ import pytest
 from webapp.core import catalog, ratings, results
 from webapp.core.levels import find_level, mark_shown, replay_seen, replay_view
 from webapp.core.play import Play
+from webapp.core.players import Asker
 from webapp.core.sharing import Shelf, share_level
 from webapp.games import get
 from webapp.storage.store import Store, connect
@@ -26,8 +27,8 @@ def store(tmp_path) -> Store:
 
 def found_by(store: Store, player: str):
     level = SOKOBAN.parse(BOARD)[0]
-    ref = share_level(Shelf(store, player, 2**20, lambda _n: True, ""), SOKOBAN, level)
-    return find_level("sokoban", ref.collection, ref.custom_id, store, player)
+    ref = share_level(Shelf(Asker(store, player), 2**20, lambda _n: True, ""), SOKOBAN, level)
+    return find_level("sokoban", ref.collection, ref.custom_id, Asker(store, player))
 
 
 def played(found, moves: str) -> Play:
@@ -106,7 +107,7 @@ def test_a_win_is_told_beside_the_best_possible(store):
     view = results.result_view(found, played(found, "R"))
     assert view["benchmark"] is None  # nothing known of a pasted level nobody else solved
     fifteen = catalog.collection("sliding", "fifteen")
-    solved = find_level("sliding", "fifteen", "1", store, "p")
+    solved = find_level("sliding", "fifteen", "1", Asker(store, "p"))
     mark = results.benchmark_of(solved)
     assert mark == results.benchmark(solved.game, fifteen.levels[0])
     assert not results.could_shorten(played(found, "R"), "moves", mark)  # one move: no shorter

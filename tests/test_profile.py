@@ -7,6 +7,7 @@ import pytest
 
 from webapp.core import profile, ratings
 from webapp.core.errors import Refused
+from webapp.core.players import Asker
 from webapp.storage.store import Store, connect
 
 
@@ -18,18 +19,18 @@ def store(tmp_path) -> Store:
 
 
 def test_a_name_is_kept_trimmed_and_shown_with_the_rating(store):
-    assert profile.profile(store, "p") == profile.Profile("", None)
-    profile.rename(store, "p", "  Zoë K. ")
-    assert profile.profile(store, "p").name == "Zoë K."
+    assert profile.profile(Asker(store, "p")) == profile.Profile("", None)
+    profile.rename(Asker(store, "p"), "  Zoë K. ")
+    assert profile.profile(Asker(store, "p")).name == "Zoë K."
 
     def rated(me, level, *_moved):
         return (1650.0, 80.0, 0.06), None, 0.0
 
     store.rate_attempt("p", "vexed", "x/1", True, rated, ratings.new(), ratings.new())
-    assert profile.profile(store, "p") == profile.Profile("Zoë K.", 1650.0)
-    profile.rename(store, "p", "")  # anonymous again
-    assert profile.profile(store, "p").name == ""
-    assert profile.profile(store, "") == profile.Profile("", None)
+    assert profile.profile(Asker(store, "p")) == profile.Profile("Zoë K.", 1650.0)
+    profile.rename(Asker(store, "p"), "")  # anonymous again
+    assert profile.profile(Asker(store, "p")).name == ""
+    assert profile.profile(Asker(store, "")) == profile.Profile("", None)
 
 
 @pytest.mark.parametrize(
@@ -45,34 +46,42 @@ def test_a_name_is_kept_trimmed_and_shown_with_the_rating(store):
 )
 def test_a_name_that_cannot_be_shown_is_refused_saying_why(store, name, message):
     with pytest.raises(Refused, match=message):
-        profile.rename(store, "p", name)
-    assert profile.profile(store, "p").name == ""
+        profile.rename(Asker(store, "p"), name)
+    assert profile.profile(Asker(store, "p")).name == ""
 
 
 def test_a_reserved_name_or_another_players_lookalike_is_refused(store):
     with pytest.raises(Refused, match="kept for the site"):
-        profile.rename(store, "p", "Admin")
-    profile.rename(store, "p", "Zoe")
+        profile.rename(Asker(store, "p"), "Admin")
+    profile.rename(Asker(store, "p"), "Zoe")
     with pytest.raises(Refused, match=profile.TAKEN):
-        profile.rename(store, "q", "ZOE")
-    assert profile.profile(store, "q").name == ""
-    profile.rename(store, "p", "Zoe K")  # a player may rename themselves
-    profile.rename(store, "q", "Zoe")  # and their old name is free again
+        profile.rename(Asker(store, "q"), "ZOE")
+    assert profile.profile(Asker(store, "q")).name == ""
+    profile.rename(Asker(store, "p"), "Zoe K")  # a player may rename themselves
+    profile.rename(Asker(store, "q"), "Zoe")  # and their old name is free again
 
 
 def test_page_settings_are_kept_within_what_each_may_be(store):
-    assert profile.keep_preferences(store, "p", {"theme": "dark", "sound": True}) == {
+    assert profile.keep_preferences(Asker(store, "p"), {"theme": "dark", "sound": True}) == {
         "theme": "dark",
         "sound": True,
     }
-    assert profile.keep_preferences(store, "p", {"motion": "off"}) == {
+    assert profile.keep_preferences(Asker(store, "p"), {"motion": "off"}) == {
         "theme": "dark",
         "sound": True,
         "motion": "off",
     }
     for bad in ({"theme": "<script>"}, {"volume": 11}, {"sound": 1}, {"numbers": "yes"}):
         with pytest.raises(Refused, match="cannot be set"):
-            profile.keep_preferences(store, "p", bad)
+            profile.keep_preferences(Asker(store, "p"), bad)
     with pytest.raises(Refused, match="JSON object"):
-        profile.keep_preferences(store, "p", ["theme"])
+        profile.keep_preferences(Asker(store, "p"), ["theme"])
     assert store.preferences("p") == {"theme": "dark", "sound": True, "motion": "off"}
+    assert profile.preferences(Asker(store, "p")) == store.preferences("p")
+
+
+def test_a_visitor_keeps_no_settings_and_reads_none(store):
+    """A visitor ("") has no page settings, whatever the store holds under no one."""
+    store.set_preferences("", {"theme": "dark"})
+    assert profile.preferences(Asker(store, "")) == {}
+    assert profile.preferences(Asker(store, "p")) == {}

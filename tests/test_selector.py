@@ -10,6 +10,7 @@ import pytest
 from webapp.core import catalog, ratings, results, selector
 from webapp.core.catalog import LevelRef
 from webapp.core.errors import NotFound, Refused
+from webapp.core.players import Asker
 from webapp.games import get
 from webapp.storage.store import Store, connect
 
@@ -49,14 +50,14 @@ def test_a_level_for_me_is_unsolved_and_within_the_band_of_my_rating(store):
     rate(store, "p", 1800.0)
     store.record_win("p", "vexed", "childrens-pack/2", {"moves": 3})
     rng = random.Random(7)
-    picked = {selector.level_for_me(store, VEXED, "p", "", rng) for _ in range(30)}
+    picked = {selector.level_for_me(Asker(store, "p"), VEXED, "", rng) for _ in range(30)}
     assert len(picked) > 1  # picked at random among the near ones
     for ref in picked:
         assert ref.key != "childrens-pack/2"  # solved: never picked
         assert abs(rating_of(store, ref) - 1800.0) <= selector.BAND
     for shift, aim in (("easier", 1600.0), ("harder", 2000.0), ("sideways", 1800.0)):
         assert selector.aim(store, "p", shift) == aim
-        ref = selector.level_for_me(store, VEXED, "p", shift, rng)
+        ref = selector.level_for_me(Asker(store, "p"), VEXED, shift, rng)
         assert abs(rating_of(store, ref) - aim) <= selector.BAND
     # A player not rated yet aims at the centre.
     assert selector.aim(store, "q") == ratings.CENTRE == selector.aim(store, "")
@@ -64,7 +65,7 @@ def test_a_level_for_me_is_unsolved_and_within_the_band_of_my_rating(store):
 
 def test_with_no_level_near_the_nearest_is_picked_and_with_all_solved_none(store, monkeypatch):
     rate(store, "p", 9000.0)
-    ref = selector.level_for_me(store, VEXED, "p", "", random.Random(1))
+    ref = selector.level_for_me(Asker(store, "p"), VEXED, "", random.Random(1))
     everything = [
         (LevelRef("vexed", found.slug, number), found)
         for found in catalog.collections("vexed")
@@ -74,7 +75,7 @@ def test_with_no_level_near_the_nearest_is_picked_and_with_all_solved_none(store
     assert rating_of(store, ref) == highest
     monkeypatch.setattr(store, "solved", lambda *_args: {each.key for each, _ in everything})
     with pytest.raises(NotFound, match="solved every Vexed level"):
-        selector.level_for_me(store, VEXED, "p")
+        selector.level_for_me(Asker(store, "p"), VEXED)
 
 
 def test_a_collection_is_listed_by_rating_and_filtered_by_what_is_solved(store):
@@ -99,9 +100,9 @@ def test_a_collection_is_listed_by_rating_and_filtered_by_what_is_solved(store):
 
 def test_a_collection_page_shows_the_players_results_and_its_board(store):
     store.record_win("p", "vexed", f"{PACK.slug}/1", {"moves": 9})
-    view = selector.collection_view(store, VEXED, PACK.slug, "p", "number", "unsolved")
+    view = selector.collection_view(Asker(store, "p"), VEXED, PACK.slug, "number", "unsolved")
     assert view["results"] == {f"{PACK.slug}/1": {"moves": 9}}
     assert [row.mine for row in view["board"]] == [True]
     assert 1 not in [each.number for each in view["listed"]]
     with pytest.raises(NotFound, match="no collection called 'nothing'"):
-        selector.collection_view(store, VEXED, "nothing", "p")
+        selector.collection_view(Asker(store, "p"), VEXED, "nothing")

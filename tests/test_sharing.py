@@ -10,6 +10,7 @@ from webapp.core import catalog, sharing
 from webapp.core.catalog import CUSTOM, POSITION
 from webapp.core.errors import TooMany
 from webapp.core.levels import find_level
+from webapp.core.players import Asker
 from webapp.games import get
 from webapp.storage.store import Store, connect
 
@@ -25,7 +26,7 @@ def store(tmp_path) -> Store:
 
 
 def shelf(store: Store, charge=lambda _bytes: True) -> sharing.Shelf:
-    return sharing.Shelf(store, "p", 2**20, charge, "Your levels' budget is spent.")
+    return sharing.Shelf(Asker(store, "p"), 2**20, charge, "Your levels' budget is spent.")
 
 
 def test_a_level_of_a_game_with_position_codes_is_shared_by_its_code_storing_nothing(store):
@@ -35,7 +36,7 @@ def test_a_level_of_a_game_with_position_codes_is_shared_by_its_code_storing_not
     assert (ref.collection, ref.custom_id) == (POSITION, SLIDING.position_code(level))
     assert spent == [] and store.levels_bytes() == 0
     assert sharing.address(SLIDING, ref.custom_id) == ref
-    assert find_level("sliding", POSITION, ref.custom_id, store, "p").level == level
+    assert find_level("sliding", POSITION, ref.custom_id, Asker(store, "p")).level == level
 
 
 def test_any_other_level_is_saved_at_its_content_address_within_the_budget(store):
@@ -45,7 +46,9 @@ def test_any_other_level_is_saved_at_its_content_address_within_the_budget(store
     assert (ref.collection, ref.custom_id) == (CUSTOM, catalog.content_id(SOKOBAN, level))
     assert spent == [len(store.load_level("sokoban", ref.custom_id).encode())]
     assert sharing.address(SOKOBAN, ref.custom_id) == ref
-    assert find_level("sokoban", CUSTOM, ref.custom_id, store, "p").level == level
+    found = find_level("sokoban", CUSTOM, ref.custom_id, Asker(store, "p"))
+    assert found.level == level
+    assert found.asker == Asker(store, "p")  # found for the asker: their store, their titles
     # The same board again is the same level, and a spent budget saves nothing.
     assert sharing.share_level(shelf(store), SOKOBAN, SOKOBAN.parse(BOARD)[0]) == ref
     other = SOKOBAN.parse("########\n#@ $  .#\n########")[0]

@@ -14,6 +14,7 @@ from typing import Any
 from webapp.core import sharing
 from webapp.core.catalog import CUSTOM, LevelRef
 from webapp.core.errors import NotFound, Refused
+from webapp.core.players import Asker
 from webapp.core.text import check_text, read_json
 from webapp.games.base import Draft, Editor, Game, LevelError, UnsolvableLevel
 from webapp.storage.store import Store
@@ -152,9 +153,10 @@ class OwnLevel:
     author: str
 
 
-def own_levels(store: Store, game: Game, player: str) -> list[OwnLevel]:
-    """The levels ``player`` saved from the editor and the site still keeps, newest first
+def own_levels(asker: Asker, game: Game) -> list[OwnLevel]:
+    """The levels the asking player saved from the editor and the site still keeps, newest first
     (the ``MOST_LISTED`` newest), titled as they named them: one query to the store."""
+    store, player = asker.store, asker.player
     if not player or game.editor() is None:
         return []
     listed = []

@@ -16,6 +16,7 @@ from webapp.core import catalog
 from webapp.core.catalog import CUSTOM, POSITION, LevelRef
 from webapp.core.errors import Gone, NotFound, Refused
 from webapp.core.play import Play, StateCache
+from webapp.core.players import Asker
 from webapp.games.base import Game, IllegalMove, LevelError, MoveError
 from webapp.storage.store import Store
 
@@ -53,6 +54,11 @@ class Found:
         return f"/{self.game.name}/{self.ref.collection}/"
 
     @property
+    def asker(self) -> Asker:
+        """The player this level was found for, and their store."""
+        return Asker(self.store, self.player)
+
+    @property
     def board_key(self) -> str:
         """The key of this board among a player's solves, e.g. ``<game>/<collection>/3``."""
         return f"{self.game.name}/{self.ref.key}"
@@ -65,9 +71,11 @@ def get_game(name: str) -> Game:
         raise NotFound(f"There is no game called {name!r}.") from None
 
 
-def find_level(game_name: str, collection: str, ident: str, store: Store, player: str) -> Found:
-    """The level at ``/<game_name>/<collection>/<ident>``, found for ``player`` in ``store``;
-    NotFound (or Gone, for a shared level the rules no longer read) naming what is wrong."""
+def find_level(game_name: str, collection: str, ident: str, asker: Asker) -> Found:
+    """The level at ``/<game_name>/<collection>/<ident>``, found for the asking player in
+    their store; NotFound (or Gone, for a shared level the rules no longer read) naming what
+    is wrong."""
+    store, player = asker.store, asker.player
     return replace(_find(game_name, collection, ident, store, player), store=store, player=player)
 
 
@@ -129,8 +137,9 @@ class Progress:
     assisted: int = 0
 
 
-def progress(game: Game, store: Store, player: str) -> tuple[Progress, dict[str, Progress]]:
-    """The player's progress over a game's built-in collections, and per collection."""
+def progress(game: Game, asker: Asker) -> tuple[Progress, dict[str, Progress]]:
+    """The asking player's progress over a game's built-in collections, and per collection."""
+    store, player = asker.store, asker.player
     own, helped = store.solved(player, game.name), store.assisted(player, game.name)
     each = {}
     for found in catalog.collections(game.name):
@@ -144,12 +153,13 @@ def progress(game: Game, store: Store, player: str) -> tuple[Progress, dict[str,
     return whole, each
 
 
-def next_unsolved(found: Found, store: Store, player: str) -> LevelRef | None:
+def next_unsolved(found: Found) -> LevelRef | None:
     """The first level after this one in its collection (then from its start) that the
-    player has not solved on their own; None outside collections or when all are solved."""
+    player it was found for has not solved on their own; None outside collections or when
+    all are solved."""
     if not found.total:
         return None
-    own = store.solved(player, found.game.name)
+    own = found.store.solved(found.player, found.game.name)
     for step in range(1, found.total):
         number = (found.number - 1 + step) % found.total + 1
         ref = LevelRef(found.game.name, found.ref.collection, number)
@@ -161,15 +171,15 @@ def next_unsolved(found: Found, store: Store, player: str) -> LevelRef | None:
 def mark_shown(found: Found) -> None:
     """The player was shown a solution of this board (or a move of one): every later win on
     it is assisted, even retyped by hand after a restart."""
-    mark_board_shown(found.store, found.player, found.game, found.level)
+    mark_board_shown(found.asker, found.game, found.level)
 
 
-def mark_board_shown(store: Store, player: str, game: Game, level: Any) -> None:
+def mark_board_shown(asker: Asker, game: Game, level: Any) -> None:
     """``mark_shown`` for a board at no address yet (the editor's draft), by the board's own
     id (``catalog.content_id``), the same at every address it has or gets: a collection's,
     a paste's, the editor's copy. A visitor ("") keeps nothing."""
-    if player:
-        store.mark_shown(player, game.name, catalog.content_id(game, level))
+    if asker.player:
+        asker.store.mark_shown(asker.player, game.name, catalog.content_id(game, level))
 
 
 def was_shown(found: Found) -> bool:

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from webapp.core.errors import Refused
+from webapp.core.players import Asker
 from webapp.core.text import check_text, is_reserved, name_key
-from webapp.storage.store import Store
 
 #: A display name: 2 to 24 letters, digits, spaces and - _ . ', not starting or ending with
 #: a space.
@@ -47,11 +47,11 @@ def check_name(name: str) -> str:
     return name
 
 
-def rename(store: Store, player: str, name: str) -> None:
-    """Show ``player`` as ``name`` (checked by ``check_name``; "" for anonymous); Refused
-    when another player's name is that one, or looks like it (``name_key``)."""
+def rename(asker: Asker, name: str) -> None:
+    """Show the asking player as ``name`` (checked by ``check_name``; "" for anonymous);
+    Refused when another player's name is that one, or looks like it (``name_key``)."""
     name = check_name(name)
-    if not store.set_name(player, name, name_key(name) if name else ""):
+    if not asker.store.set_name(asker.player, name, name_key(name) if name else ""):
         raise Refused(TAKEN)
 
 
@@ -64,19 +64,26 @@ class Profile:
     rating: float | None
 
 
-def profile(store: Store, player: str) -> Profile:
-    """The player's profile; a visitor ("") has none."""
+def profile(asker: Asker) -> Profile:
+    """The asking player's profile; a visitor ("") has none."""
+    store, player = asker.store, asker.player
     if not player:
         return Profile("", None)
     mine = store.player_rating(player)
     return Profile(store.name(player), mine[0] if mine else None)
 
 
-def keep_preferences(store: Store, player: str, sent: Any) -> dict[str, Any]:
-    """The player's page settings with those ``sent`` (a mapping of names to values) kept;
+def preferences(asker: Asker) -> dict[str, Any]:
+    """The asking player's kept page settings; none for a visitor ("")."""
+    return asker.store.preferences(asker.player) if asker.player else {}
+
+
+def keep_preferences(asker: Asker, sent: Any) -> dict[str, Any]:
+    """The asking player's page settings with those ``sent`` (a mapping of names to values) kept;
     Refused, naming the first, for a setting there is not or a value it cannot take."""
     if not isinstance(sent, dict):
         raise Refused("Settings are sent as a JSON object.")
+    store, player = asker.store, asker.player
     kept = store.preferences(player)
     for name, value in sent.items():
         # 1 == True in Python: a number is not a yes or no.

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from webapp.core import catalog, ratings, results
 from webapp.core.catalog import LevelRef
 from webapp.core.errors import NotFound, Refused
+from webapp.core.players import Asker
 from webapp.core.records import collection_board
 from webapp.games.base import Game
 from webapp.storage.store import Store
@@ -48,11 +49,12 @@ def aim(store: Store, player: str, shift: str = "") -> float:
 
 
 def level_for_me(
-    store: Store, game: Game, player: str, shift: str = "", rng: random.Random | None = None
+    asker: Asker, game: Game, shift: str = "", rng: random.Random | None = None
 ) -> LevelRef:
     """An unsolved level of the game's collections near the player's rating, picked at
     random among those within ``BAND`` of the aim; the nearest when none is. NotFound when
     the player has solved them all."""
+    store, player = asker.store, asker.player
     target = aim(store, player, shift)
     solved = store.solved(player, game.name) if player else set()
     rated = store.level_ratings(game.name)
@@ -102,7 +104,7 @@ def collection_levels(
 
 
 def collection_view(
-    store: Store, game: Game, slug: str, player: str, sort: str = "number", show: str = "all"
+    asker: Asker, game: Game, slug: str, sort: str = "number", show: str = "all"
 ) -> dict[str, Any]:
     """What a collection page shows of the player and of everyone: the player's results,
     the levels they started and solved with help, its leaderboard, whether its levels have
@@ -110,6 +112,7 @@ def collection_view(
     found = catalog.collection(game.name, slug)
     if found is None:
         raise NotFound(f"{game.title} has no collection called {slug!r}.")
+    store, player = asker.store, asker.player
     keys = [f"{found.slug}/{n}" for n in range(1, len(found.levels) + 1)]
     mine = store.results(player, game.name, keys)
     return {

@@ -19,6 +19,7 @@ from typing import Any
 from webapp.core import catalog
 from webapp.core.catalog import CUSTOM, POSITION, LevelRef
 from webapp.core.errors import Refused, TooMany
+from webapp.core.players import Asker
 from webapp.core.text import check_text
 from webapp.games.base import Game
 from webapp.storage.store import Store
@@ -32,15 +33,23 @@ FULL = "The site holds as many shared levels as it can just now; try later."
 
 @dataclass
 class Shelf:
-    """Where new levels go and what they may cost: the store, the player who brings them (a
-    pasted title is kept for them), the site's budget in bytes, and ``charge(bytes)``, the
-    client's own budget, which says False once it is spent (with ``spent``, what to say)."""
+    """Where new levels go and what they may cost: the asker (the player who brings them,
+    a pasted title kept for them, and their store), the site's budget in bytes, and
+    ``charge(bytes)``, the client's own budget, which says False once it is spent (with
+    ``spent``, what to say)."""
 
-    store: Store
-    player: str
+    asker: Asker
     budget_bytes: int
     charge: Callable[[int], bool]
     spent: str
+
+    @property
+    def store(self) -> Store:
+        return self.asker.store
+
+    @property
+    def player(self) -> str:
+        return self.asker.player
 
 
 def check_titles(game: Game, levels: Sequence[Any]) -> None:

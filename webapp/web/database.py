@@ -1,6 +1,7 @@
 """The store for each request, in the flaskr way: ``init_app(app)`` once; a view asks
-``get_store`` for the request's store once and hands it to a core service (a level found by
-web/levels.py's ``find_level`` carries it).
+``get_store`` for the request's store; a service acting for a player takes the request's
+``webapp.core.players.Asker`` (web/players.py's ``asker``: the player and this store), and a
+level found by web/levels.py's ``find_level`` carries it.
 
 The engine is a setting: ``DATABASE_URL`` (``PUZZLE_LAB_DATABASE_URL``, e.g.
 ``postgresql://puzzlelab@127.0.0.1:5432/puzzlelab``) selects PostgreSQL; without it games

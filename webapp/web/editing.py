@@ -40,9 +40,8 @@ from webapp.jobs.base import Busy, wait_for
 from webapp.jobs.work import Check, verdict_of
 from webapp.search import Limits
 from webapp.web.budgets import spends, waiting_elsewhere
-from webapp.web.database import get_store
 from webapp.web.levels import find_level, mark_board_shown, shelf
-from webapp.web.players import player_id
+from webapp.web.players import asker, player_id
 from webapp.web.solvers import get_runner, job_request
 
 bp = Blueprint("editing", __name__)
@@ -269,7 +268,7 @@ def save(game_name: str) -> Response:
 
 def own_levels(game: Game) -> list[drafts.OwnLevel]:
     """The levels this player saved from the editor, for the game's page."""
-    return drafts.own_levels(get_store(), game, player_id())
+    return drafts.own_levels(asker(), game)
 
 
 def init_app(app: Flask) -> None:

@@ -2,7 +2,7 @@
 it loaded and saved, the picture they chose, and what a level page shows.
 
 The work is in webapp/core/levels.py and webapp/core/results.py (Flask-free): a level is
-found for the request's player in the request's store (``Found.store``, ``Found.player``),
+found for the request's ``Asker`` (the player and their store: ``Found.asker``),
 and the services on it (the game saved, a win finished and rated, its benchmark) take it.
 """
 
@@ -28,16 +28,14 @@ from webapp.core.records import Benchmark, Records
 from webapp.games.base import Game
 from webapp.storage.store import SavedGame
 from webapp.web.budgets import charge, client_key
-from webapp.web.database import get_store
-from webapp.web.players import player_id, unkept
+from webapp.web.players import asker, player_id, unkept
 from webapp.web.solvers import get_tables
 
 
 def shelf() -> sharing.Shelf:
     """Where this request's new levels go, and the budgets they count against."""
     return sharing.Shelf(
-        get_store(),
-        player_id(),
+        asker(),
         current_app.config["LEVELS_BUDGET_MB"] * 2**20,
         partial(charge, LEVEL_BYTES),
         LEVEL_BYTES.message,
@@ -46,12 +44,12 @@ def shelf() -> sharing.Shelf:
 
 def find_level(game_name: str, collection: str, ident: str) -> Found:
     """The level at this address, titled as this player named it (a pasted level)."""
-    return core.find_level(game_name, collection, ident, get_store(), player_id())
+    return core.find_level(game_name, collection, ident, asker())
 
 
 def progress(game: Game) -> tuple[core.Progress, dict[str, core.Progress]]:
     """This player's progress over a game's collections (the home and game pages)."""
-    return core.progress(game, get_store(), player_id())
+    return core.progress(game, asker())
 
 
 def replay_context(found: Found, text: str, at: str | None) -> dict[str, Any]:
@@ -128,7 +126,7 @@ def mark_shown(found: Found) -> None:
 def mark_board_shown(game: Game, level: Any) -> None:
     """``mark_shown`` for a board at no address yet (the editor's draft): the same board
     saved or pasted later, or found in a collection, has the same id."""
-    core.mark_board_shown(get_store(), player_id(), game, level)
+    core.mark_board_shown(asker(), game, level)
 
 
 def rater() -> str:
@@ -227,9 +225,7 @@ def play_context(
         "state": play.state,
         "figures": play.figures,
         "best": best,
-        "next_unsolved": (
-            core.next_unsolved(found, found.store, found.player) if play.solved else None
-        ),
+        "next_unsolved": core.next_unsolved(found) if play.solved else None,
         "message": message or play.broken,
         "replay_url": replay_url(found.ref, play),
         "max_link_moves": MAX_LINK_MOVES,

@@ -38,13 +38,14 @@ from webapp.core.budgets import MADE_LEVELS
 from webapp.core.catalog import CUSTOM, POSITION, LevelRef
 from webapp.core.errors import NotFound, Refused, Unavailable
 from webapp.core.levels import Found, get_game
+from webapp.core.players import Asker
 from webapp.games.base import DIFFICULTIES, Game
 from webapp.generating import SEED, make_level
 from webapp.storage.store import Store
 from webapp.web.budgets import client_key, spends, waiting_elsewhere
 from webapp.web.database import get_store
 from webapp.web.orders import Full, Orders, Pantry, Remembered
-from webapp.web.players import VISITOR, player_id
+from webapp.web.players import VISITOR, asker
 from webapp.web.solvers import get_runner
 
 bp = Blueprint("making", __name__)
@@ -151,7 +152,7 @@ def _make(app: Flask, game: Game, difficulty: str, seed: str, size: str, client:
             raise Unavailable(f"This level could not be made: {error}") from None
         store = get_store()
         budget = app.config["LEVELS_BUDGET_MB"] * 2**20
-        shelf = sharing.Shelf(store, VISITOR, budget, lambda _bytes: True, "")
+        shelf = sharing.Shelf(Asker(store, VISITOR), budget, lambda _bytes: True, "")
         ref = sharing.share_level(shelf, game, game.parse(made["text"])[0])
         keys = ("optimum", "metric", "proved", "measures", "solution")
         figures = {key: made[key] for key in keys}
@@ -321,12 +322,12 @@ def spoken(day: datetime.date) -> str:
     return f"{day.day} {day.strftime('%B')} {day.year}"
 
 
-def streak(store: Store, player: str, game: Game, day: datetime.date, known: dict[str, str]) -> int:
+def streak(who: Asker, game: Game, day: datetime.date, known: dict[str, str]) -> int:
     """How many days in a row, up to ``day`` (or the day before, while its puzzle is not
-    solved), this player solved the day's puzzle on their own."""
-    if not player:
+    solved), the asking player solved the day's puzzle on their own."""
+    if not who.player:
         return 0
-    solved = store.solved(player, game.name)
+    solved = who.store.solved(who.player, game.name)
     puzzles = {
         datetime.date.fromisoformat(stamp): sharing.address(game, level_id).key
         for stamp, level_id in known.items()
@@ -338,7 +339,8 @@ def streak(store: Store, player: str, game: Game, day: datetime.date, known: dic
 def daily() -> str:
     """Today's puzzle of every game that makes levels, the archive, and the player's streaks."""
     day = today()
-    store, player = get_store(), player_id()
+    who = asker()
+    store = who.store  # the site's daily puzzles; the player's results and streak are who's
     shown = []
     for game in games.all_games():
         if not game.generates:
@@ -351,7 +353,7 @@ def daily() -> str:
         ][:ARCHIVE_DAYS]
         ref = daily_ref(store, game, day)
         known[day.isoformat()] = ref.custom_id or ""
-        results = store.results(player, game.name, [ref.key]) if player else {}
+        results = store.results(who.player, game.name, [ref.key]) if who.player else {}
         made = store.made(game.name, ref.custom_id or "") or {}
         shown.append(
             {
@@ -359,7 +361,7 @@ def daily() -> str:
                 "ref": ref,
                 "made": made,
                 "past": past,
-                "streak": streak(store, player, game, day, known),
+                "streak": streak(who, game, day, known),
                 "share": share_text(game, day, results.get(ref.key), made),
             }
         )

@@ -37,7 +37,6 @@ from webapp.core.play import Play, Turns
 from webapp.games.base import DIFFICULTIES, MAX_LEVEL_TEXT, Game, IllegalMove, LevelError, MoveError
 from webapp.web import budgets
 from webapp.web.budgets import spends
-from webapp.web.database import get_store
 from webapp.web.levels import (
     Found,
     find_level,
@@ -51,7 +50,7 @@ from webapp.web.levels import (
     shelf,
 )
 from webapp.web.making import made_context
-from webapp.web.players import csrf_token, player_id
+from webapp.web.players import asker, csrf_token, player_id
 from webapp.web.solvers import get_runner
 from webapp.web.standing import level_standing
 from webapp.web.watch import panel_context
@@ -119,10 +118,9 @@ def game_page(game_name: str) -> str:
 def collection_page(game_name: str, collection: str) -> str:
     game = get_game(game_name)
     view = selector.collection_view(
-        get_store(),
+        asker(),
         game,
         collection,
-        player_id(),
         request.args.get("sort", "number"),
         request.args.get("show", "all"),
     )

@@ -27,7 +27,9 @@ from flask import Flask, Request, Response, current_app, g, request, session
 
 from webapp.core.budgets import NEW_PLAYERS
 from webapp.core.errors import Forbidden
+from webapp.core.players import Asker
 from webapp.web.budgets import count_new_player, new_player_left
+from webapp.web.database import get_store
 
 #: The player id of a visitor who has not acted yet: nothing is ever stored under it.
 VISITOR = ""
@@ -43,6 +45,12 @@ def player_id() -> str:
     # A visitor's first action acts as the player its page's token names: kept once the
     # action is accepted, or unkept past the new-player budget.
     return g.get("new_player") or g.get("unkept_player") or VISITOR
+
+
+def asker() -> Asker:
+    """This request's player and the store that keeps their things, as the core services
+    that act for a player take them (made here once, so a view names neither)."""
+    return Asker(get_store(), player_id())
 
 
 def unkept() -> bool:

@@ -21,9 +21,8 @@ from webapp.core.records import level_records
 from webapp.core.text import read_json
 from webapp.storage.store import StoreUnavailable
 from webapp.web.budgets import spends
-from webapp.web.database import get_store
 from webapp.web.levels import find_level
-from webapp.web.players import player_id
+from webapp.web.players import asker, player_id
 
 bp = Blueprint("standing", __name__)
 
@@ -44,16 +43,16 @@ def level_standing(found: Found) -> dict[str, Any]:
 @spends(declared.NAMES, methods=["POST"])  # viewing the page is free
 def settings() -> Response | str | tuple[str, int]:
     """The player's name on leaderboards (anonymous unless they choose one)."""
-    store, player = get_store(), player_id()
+    who = asker()
     message = ""
     if request.method == "POST":
         try:
-            profile.rename(store, player, request.form.get("name", "")[:200])
+            profile.rename(who, request.form.get("name", "")[:200])
         except Refused as refused:
             message = refused.message
         else:
             return redirect("/settings?saved=1", code=303)
-    mine = profile.profile(store, player)
+    mine = profile.profile(who)
     page = render_template(
         "settings.html",
         name=mine.name,
@@ -66,11 +65,10 @@ def settings() -> Response | str | tuple[str, int]:
 
 def player_settings() -> dict[str, Any]:
     """This player's kept page settings (for the page's first paint); none for a visitor."""
-    player = player_id()
-    if not player:
+    if not player_id():  # a visitor's page reads no store
         return {}
     try:
-        return get_store().preferences(player)
+        return profile.preferences(asker())
     except StoreUnavailable:  # the error page that says so draws with the defaults
         return {}
 
@@ -86,7 +84,7 @@ def keep_settings() -> Response:
         words = {"true": True, "false": False}
         sent = {name: words.get(value, value) for name, value in request.form.items()}
         sent.pop("csrf_token", None)
-    profile.keep_preferences(get_store(), player_id(), sent)
+    profile.keep_preferences(asker(), sent)
     return Response(status=204)
 
 
@@ -96,7 +94,7 @@ def level_for_me(game_name: str) -> Response:
     easier or harder moves the aim): webapp/core/selector.py."""
     game = get_game(game_name)
     shift = request.args.get("shift", "")
-    ref = selector.level_for_me(get_store(), game, player_id(), shift)
+    ref = selector.level_for_me(asker(), game, shift)
     return redirect(f"{ref.path}?for-me=1", code=303)
 
 
