@@ -154,7 +154,7 @@ export function fit() {
     style.setProperty("--side-room-w", Math.floor(rest - padding) + "px");
     const top = side.getBoundingClientRect().top + window.scrollY;
     style.setProperty("--side-h", Math.max(320, window.innerHeight - Math.max(8, top - window.scrollY) - 8) + "px");
-    style.setProperty("--side-room-h", Math.max(140, Math.floor(window.innerHeight * 0.42)) + "px");
+    style.setProperty("--side-room-h", Math.max(140, Math.floor(window.innerHeight * 0.37)) + "px");
   } else {
     ["--main-col", "--side-col", "--side-h", "--side-room-w", "--side-room-h"].forEach((name) => style.removeProperty(name));
     style.setProperty("--room-w", Math.floor(level.clientWidth) + "px");
