@@ -1,6 +1,6 @@
 """A search stopped by its limits (issue #33): its progress bar runs from the least a solution
 can take, as the search has proved it, to the best length known; and the position it had got
-to can be played on as a level of its own."""
+to can be played on in the player's own game on the same level."""
 
 from __future__ import annotations
 
@@ -52,10 +52,17 @@ def test_a_search_out_of_states_shows_its_bounds_and_its_position_can_be_played(
     expect(caption).to_have_text("Where the search had got to when it stopped")
     stopped_at = blocks(page, "#solve-board")
     assert stopped_at and stopped_at != blocks(page, "#play")
-    page.locator("#play-stopped").click()
-    expect(page).to_have_url(re.compile(r"/vexed/custom/[0-9a-f]+$"))
-    assert blocks(page, "#play") == stopped_at  # a level of its own, to play on from there
-    expect(page.locator("#count-moves")).to_have_text("0")
+    crumbs = page.locator("nav.crumbs").inner_text()
+    button = page.get_by_role("button", name="Play from this position")
+    assert "Your game on this level" in button.get_attribute("title")
+    button.click()
+    # The same level, the player's own game moved there by the search's moves, as help.
+    expect(page).to_have_url(quick_server.url + "/vexed/impossible-pack/1")
+    assert blocks(page, "#play") == stopped_at
+    assert int(page.locator("#count-moves").inner_text()) > 0  # the moves that reach it
+    assert page.locator("nav.crumbs").inner_text() == crumbs
+    expect(page.locator("#level-number")).to_contain_text("1 of")
+    expect(page.locator("#records")).to_be_visible()
 
 
 def test_an_informed_search_offers_the_closest_position_it_met(page, quick_server):
