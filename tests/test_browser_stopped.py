@@ -116,3 +116,31 @@ def test_play_from_the_closest_position_keeps_the_level_its_breadcrumb_and_recor
     assert page.locator("nav.crumbs").inner_text() == crumbs
     expect(page.locator("#level-number")).to_contain_text("3 of")
     expect(page.locator("#records")).to_be_visible()
+
+
+def test_sokoban_default_search_stopped_keeps_the_level(page, quick_server):
+    """The default (compiled portfolio) search on XSokoban 29 runs out of states; "Play from
+    the closest position" moves the player's own game on this level there, by the pushes
+    the search kept (walked to), on the same page: breadcrumb, number and records stay."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(quick_server.url + "/sokoban/xsokoban/29")
+    crumbs = page.locator("nav.crumbs").inner_text()
+    page.locator("#solve-button").click()
+    expect(page.locator("#solve-status")).to_have_attribute(
+        "data-status", "node-limit", timeout=90_000
+    )
+    boxes = (
+        "() => [...document.querySelectorAll('#solve-board .box')]"
+        ".map(b => b.dataset.cell).sort().join(' ')"
+    )
+    closest = page.evaluate(boxes)
+    assert closest and closest != page.evaluate(boxes.replace("#solve-board", "#play"))
+    button = page.get_by_role("button", name="Play from the closest position")
+    assert "Your game on this level" in button.get_attribute("title")
+    button.click()
+    expect(page).to_have_url(quick_server.url + "/sokoban/xsokoban/29")
+    assert page.evaluate(boxes.replace("#solve-board", "#play")) == closest
+    assert int(page.locator("#count-moves").inner_text()) > 0  # the moves that reach it
+    assert page.locator("nav.crumbs").inner_text() == crumbs
+    expect(page.locator("#level-number")).to_contain_text("29 of")
+    expect(page.locator("#records")).to_be_visible()

@@ -413,6 +413,28 @@ def test_vexed_default_search_keeps_the_moves_to_where_it_stopped(app, client):
     assert saved is not None and saved.history[0] == ASSIST and saved.history[1:] == kept
 
 
+def test_sokoban_default_search_keeps_the_moves_to_its_closest_position(app, client):
+    """The compiled portfolio keeps the pushes to its closest position (from its parents,
+    as the estimate falls) and walks to them as it stops: the player's game on the same
+    level moves there, as help."""
+    from webapp.games.sokoban import GAME
+
+    path = "/sokoban/xsokoban/29"
+    level = GAME.parse((ROOT / "levels" / "sokoban" / "xsokoban.xsb").read_text())[28]
+    me = Player(client, path)
+    job = stopped_search(app, client, GAME, path, level, GAME.default_for(level), 200_000)
+    progress = job.progress
+    kept = progress.closest_moves
+    assert progress.closest is not None and kept
+    assert GAME.replay(level, kept).boxes == progress.closest.boxes
+    answer = client.post(path + "/solve/stopped", data={"job": job.id, "csrf_token": me.token})
+    assert answer.status_code == 303 and answer.headers["Location"].endswith(path)
+    assert moves_shown(client.get(path).text) == len(kept)
+    with app.test_request_context():
+        saved = get_store().load_game(player_of(client), "sokoban", "xsokoban/29")
+    assert saved is not None and saved.history[0] == ASSIST and saved.history[1:] == kept
+
+
 def test_a_stopped_search_without_the_moves_says_why_and_makes_no_level(app, client):
     """Where a search kept no moves to its position, the panel says it cannot be played
     from, and the route refuses (400) without making a level or touching the game."""
