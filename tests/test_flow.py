@@ -435,6 +435,27 @@ def test_sokoban_default_search_keeps_the_moves_to_its_closest_position(app, cli
     assert saved is not None and saved.history[0] == ASSIST and saved.history[1:] == kept
 
 
+def test_blocks_default_search_keeps_the_moves_to_where_it_stopped(app, client):
+    """The breadth-first search of Quo Vadis, stopped by its limit, shows the position it was
+    looking at as the moves there leave it, and the player's game on the level moves there."""
+    from webapp.games.blocks import GAME
+
+    path = "/blocks/classics/1"
+    level = GAME.parse((ROOT / "levels" / "blocks" / "classics.txt").read_text())[0]
+    me = Player(client, path)
+    job = stopped_search(app, client, GAME, path, level, GAME.default_algorithm, 2000)
+    progress = job.progress
+    kept = progress.sample_moves
+    assert kept and GAME.render_text(level, GAME.replay(level, kept)) == GAME.render_text(
+        level, progress.sample
+    )
+    answer = client.post(path + "/solve/stopped", data={"job": job.id, "csrf_token": me.token})
+    assert answer.status_code == 303 and answer.headers["Location"].endswith(path)
+    with app.test_request_context():
+        saved = get_store().load_game(player_of(client), "blocks", "classics/1")
+    assert saved is not None and saved.history[0] == ASSIST and saved.history[1:] == kept
+
+
 def test_a_stopped_search_without_the_moves_says_why_and_makes_no_level(app, client):
     """Where a search kept no moves to its position, the panel says it cannot be played
     from, and the route refuses (400) without making a level or touching the game."""
