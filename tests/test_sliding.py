@@ -541,6 +541,22 @@ def test_the_compiled_search_obeys_node_limits_and_cancellation(cached_databases
     assert cancelled.expanded < 3_000_000
 
 
+def test_the_compiled_search_stopped_keeps_the_moves_to_the_board_it_shows(
+    cached_databases: None,
+) -> None:
+    """Stopped by its limit, the pattern-database IDA* hands on the board it was at and the
+    moves to it (its line of holes), so a player can take over there on the same level."""
+    level = GAME.parse(KORF100.read_text())[2]
+    reports: list = []
+    stopped = solve(GAME, level, "pdb", limits=Limits(seconds=60, nodes=50_000),
+                    on_progress=reports.append)  # fmt: skip
+    assert stopped.status == "node-limit"
+    last = reports[-1]
+    assert last.sample_moves and last.sample != GAME.start(level)
+    reached = GAME.replay(level, last.sample_moves)
+    assert GAME.render_text(level, reached) == GAME.render_text(level, last.sample)
+
+
 def test_pdb_finds_korf_optima_on_the_easiest_instances(cached_databases: None) -> None:
     levels = GAME.parse(KORF100.read_text())
     for index in easiest_korf(5):
