@@ -1,6 +1,6 @@
 """A search stopped by its limits (issue #33): its progress bar runs from the least a solution
 can take, as the search has proved it, to the best length known; and the position it had got
-to can be played on as a level of its own."""
+to can be played on in the player's own game on the same level."""
 
 from __future__ import annotations
 
@@ -52,10 +52,17 @@ def test_a_search_out_of_states_shows_its_bounds_and_its_position_can_be_played(
     expect(caption).to_have_text("Where the search had got to when it stopped")
     stopped_at = blocks(page, "#solve-board")
     assert stopped_at and stopped_at != blocks(page, "#play")
-    page.locator("#play-stopped").click()
-    expect(page).to_have_url(re.compile(r"/vexed/custom/[0-9a-f]+$"))
-    assert blocks(page, "#play") == stopped_at  # a level of its own, to play on from there
-    expect(page.locator("#count-moves")).to_have_text("0")
+    crumbs = page.locator("nav.crumbs").inner_text()
+    button = page.get_by_role("button", name="Play from this position")
+    assert "Your game on this level" in button.get_attribute("title")
+    button.click()
+    # The same level, the player's own game moved there by the search's moves, as help.
+    expect(page).to_have_url(quick_server.url + "/vexed/impossible-pack/1")
+    assert blocks(page, "#play") == stopped_at
+    assert int(page.locator("#count-moves").inner_text()) > 0  # the moves that reach it
+    assert page.locator("nav.crumbs").inner_text() == crumbs
+    expect(page.locator("#level-number")).to_contain_text("1 of")
+    expect(page.locator("#records")).to_be_visible()
 
 
 def test_an_informed_search_offers_the_closest_position_it_met(page, quick_server):
@@ -108,4 +115,32 @@ def test_play_from_the_closest_position_keeps_the_level_its_breadcrumb_and_recor
     assert int(page.locator("#count-moves").inner_text()) > 0  # the moves that reach it
     assert page.locator("nav.crumbs").inner_text() == crumbs
     expect(page.locator("#level-number")).to_contain_text("3 of")
+    expect(page.locator("#records")).to_be_visible()
+
+
+def test_sokoban_default_search_stopped_keeps_the_level(page, quick_server):
+    """The default (compiled portfolio) search on XSokoban 29 runs out of states; "Play from
+    the closest position" moves the player's own game on this level there, by the pushes
+    the search kept (walked to), on the same page: breadcrumb, number and records stay."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(quick_server.url + "/sokoban/xsokoban/29")
+    crumbs = page.locator("nav.crumbs").inner_text()
+    page.locator("#solve-button").click()
+    expect(page.locator("#solve-status")).to_have_attribute(
+        "data-status", "node-limit", timeout=90_000
+    )
+    boxes = (
+        "() => [...document.querySelectorAll('#solve-board .box')]"
+        ".map(b => b.dataset.cell).sort().join(' ')"
+    )
+    closest = page.evaluate(boxes)
+    assert closest and closest != page.evaluate(boxes.replace("#solve-board", "#play"))
+    button = page.get_by_role("button", name="Play from the closest position")
+    assert "Your game on this level" in button.get_attribute("title")
+    button.click()
+    expect(page).to_have_url(quick_server.url + "/sokoban/xsokoban/29")
+    assert page.evaluate(boxes.replace("#solve-board", "#play")) == closest
+    assert int(page.locator("#count-moves").inner_text()) > 0  # the moves that reach it
+    assert page.locator("nav.crumbs").inner_text() == crumbs
+    expect(page.locator("#level-number")).to_contain_text("29 of")
     expect(page.locator("#records")).to_be_visible()

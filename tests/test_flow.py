@@ -388,24 +388,98 @@ def test_play_from_the_closest_position_keeps_the_level_and_its_records(app, cli
     assert saved is not None and saved.history[0] == ASSIST and saved.history[1:] == kept
 
 
-def test_a_stopped_search_without_the_moves_offers_a_level_of_its_own(app, client):
-    """Where the search kept no moves to its position (the last one it looked at), the
-    position is played as a level of its own, as before."""
+def test_vexed_default_search_keeps_the_moves_to_where_it_stopped(app, client):
+    """Vexed's compiled search keeps no closest position: the board it was looking at when
+    its limit stopped it is shown, and the moves there (rebuilt from its parents as it
+    stops) move the player's own game on the same level, as help."""
     from webapp.games.vexed import GAME
 
     path = "/vexed/impossible-pack/1"
     level = GAME.parse((ROOT / "levels" / "vexed" / "07_impossible_pack.txt").read_text())[0]
     me = Player(client, path)
     job = stopped_search(app, client, GAME, path, level, "fast", 3000)
-    assert job.progress.closest_moves is None
+    progress = job.progress
+    assert progress.closest is None
+    kept = progress.sample_moves
+    assert kept and GAME.render_text(level, GAME.replay(level, kept)) == GAME.render_text(
+        level, progress.sample
+    )
+    assert 'id="play-stopped" title="Your game on this level' in client.get(path).text
     answer = client.post(path + "/solve/stopped", data={"job": job.id, "csrf_token": me.token})
-    assert answer.status_code == 303 and "/vexed/custom/" in answer.headers["Location"]
+    assert answer.status_code == 303 and answer.headers["Location"].endswith(path)
+    assert moves_shown(client.get(path).text) == len(kept)
+    with app.test_request_context():
+        saved = get_store().load_game(player_of(client), "vexed", "impossible-pack/1")
+    assert saved is not None and saved.history[0] == ASSIST and saved.history[1:] == kept
+
+
+def test_sokoban_default_search_keeps_the_moves_to_its_closest_position(app, client):
+    """The compiled portfolio keeps the pushes to its closest position (from its parents,
+    as the estimate falls) and walks to them as it stops: the player's game on the same
+    level moves there, as help."""
+    from webapp.games.sokoban import GAME
+
+    path = "/sokoban/xsokoban/29"
+    level = GAME.parse((ROOT / "levels" / "sokoban" / "xsokoban.xsb").read_text())[28]
+    me = Player(client, path)
+    job = stopped_search(app, client, GAME, path, level, GAME.default_for(level), 200_000)
+    progress = job.progress
+    kept = progress.closest_moves
+    assert progress.closest is not None and kept
+    assert GAME.replay(level, kept).boxes == progress.closest.boxes
+    answer = client.post(path + "/solve/stopped", data={"job": job.id, "csrf_token": me.token})
+    assert answer.status_code == 303 and answer.headers["Location"].endswith(path)
+    assert moves_shown(client.get(path).text) == len(kept)
+    with app.test_request_context():
+        saved = get_store().load_game(player_of(client), "sokoban", "xsokoban/29")
+    assert saved is not None and saved.history[0] == ASSIST and saved.history[1:] == kept
+
+
+def test_blocks_default_search_keeps_the_moves_to_where_it_stopped(app, client):
+    """The breadth-first search of Quo Vadis, stopped by its limit, shows the position it was
+    looking at as the moves there leave it, and the player's game on the level moves there."""
+    from webapp.games.blocks import GAME
+
+    path = "/blocks/classics/1"
+    level = GAME.parse((ROOT / "levels" / "blocks" / "classics.txt").read_text())[0]
+    me = Player(client, path)
+    job = stopped_search(app, client, GAME, path, level, GAME.default_algorithm, 2000)
+    progress = job.progress
+    kept = progress.sample_moves
+    assert kept and GAME.render_text(level, GAME.replay(level, kept)) == GAME.render_text(
+        level, progress.sample
+    )
+    answer = client.post(path + "/solve/stopped", data={"job": job.id, "csrf_token": me.token})
+    assert answer.status_code == 303 and answer.headers["Location"].endswith(path)
+    with app.test_request_context():
+        saved = get_store().load_game(player_of(client), "blocks", "classics/1")
+    assert saved is not None and saved.history[0] == ASSIST and saved.history[1:] == kept
+
+
+def test_a_stopped_search_without_the_moves_says_why_and_makes_no_level(app, client):
+    """Where a search kept no moves to its position, the panel says it cannot be played
+    from, and the route refuses (400) without making a level or touching the game."""
+    from dataclasses import replace
+
+    from webapp.games.sokoban import GAME
+
+    path = "/sokoban/xsokoban/1"
+    level = GAME.parse((ROOT / "levels" / "sokoban" / "xsokoban.xsb").read_text())[0]
+    me = Player(client, path)
+    job = stopped_search(app, client, GAME, path, level, "astar", 3000)
+    job.progress = replace(job.progress, closest_moves=None)
+    panel = client.get(path).text
+    assert 'id="play-stopped"' not in panel
+    assert 'id="stopped-no-play"' in panel and "did not keep the moves" in panel
+    answer = client.post(path + "/solve/stopped", data={"job": job.id, "csrf_token": me.token})
+    assert answer.status_code == 400 and "did not keep the moves" in answer.text
+    assert "Location" not in answer.headers
+    assert moves_shown(client.get(path).text) == 0
 
 
 def test_moves_that_do_not_reach_the_closest_position_are_never_played(app, client):
     """The moves a search hands on with its closest position are replayed by the rules
-    first: moves that end elsewhere leave the player's game alone (a level of its own opens
-    at the position instead)."""
+    first: moves that end elsewhere leave the player's game alone (and make no level)."""
     from dataclasses import replace
 
     from webapp.games.sokoban import GAME
@@ -416,5 +490,5 @@ def test_moves_that_do_not_reach_the_closest_position_are_never_played(app, clie
     job = stopped_search(app, client, GAME, path, level, "astar", 3000)
     job.progress = replace(job.progress, closest_moves=job.progress.closest_moves[:-1])
     answer = client.post(path + "/solve/stopped", data={"job": job.id, "csrf_token": me.token})
-    assert answer.status_code == 303 and "/sokoban/custom/" in answer.headers["Location"]
+    assert answer.status_code == 400 and "Location" not in answer.headers
     assert moves_shown(client.get(path).text) == 0

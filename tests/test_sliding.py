@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import DATA
+from tests.conftest import DATA, LEVELS
 from webapp.games.base import IllegalMove, LevelError, MoveError
 from webapp.games.sliding import GAME, from_code, goal, is_solvable, position_code, shuffle
 from webapp.games.sliding.level import Level
@@ -539,6 +539,54 @@ def test_the_compiled_search_obeys_node_limits_and_cancellation(cached_databases
                       cancelled=lambda: next(calls) > 3)  # fmt: skip
     assert cancelled.status == "cancelled"
     assert cancelled.expanded < 3_000_000
+
+
+def test_the_compiled_search_stopped_keeps_the_moves_to_the_board_it_shows(
+    cached_databases: None,
+) -> None:
+    """Stopped by its limit, the pattern-database IDA* hands on the board it was at and the
+    moves to it (its line of holes), so a player can take over there on the same level."""
+    level = GAME.parse(KORF100.read_text())[2]
+    reports: list = []
+    stopped = solve(GAME, level, "pdb", limits=Limits(seconds=60, nodes=50_000),
+                    on_progress=reports.append)  # fmt: skip
+    assert stopped.status == "node-limit"
+    last = reports[-1]
+    assert last.sample_moves and last.sample != GAME.start(level)
+    reached = GAME.replay(level, last.sample_moves)
+    assert GAME.render_text(level, reached) == GAME.render_text(level, last.sample)
+
+
+@pytest.mark.parametrize("nodes", [3_000, 30_000])
+def test_the_fast_solver_stopped_keeps_the_moves_to_the_board_it_shows(nodes: int) -> None:
+    """Stopped in its beam (the layer's first board) or in its reduction (the board reduced
+    so far), the fast solver hands on the board it shows and the moves that reach it."""
+    level = GAME.parse((LEVELS / "sliding" / "large.txt").read_text())[2]
+    reports: list = []
+    stopped = solve(GAME, level, "fast", limits=Limits(seconds=60, nodes=nodes),
+                    on_progress=reports.append)  # fmt: skip
+    assert stopped.status == "node-limit"
+    last = reports[-1]
+    assert last.sample_moves
+    reached = GAME.replay(level, last.sample_moves)
+    assert GAME.render_text(level, reached) == GAME.render_text(level, last.sample)
+
+
+def test_the_reduction_stopped_keeps_the_moves_to_the_board_it_has_reduced() -> None:
+    """The reduction (run when the first beam finds nothing), stopped by its limit, hands on
+    the board reduced so far and the moves it made."""
+    from webapp.games.sliding.fast import _reduce
+    from webapp.search import Monitor, run_search
+
+    level = GAME.parse((LEVELS / "sliding" / "large.txt").read_text())[2]
+    reports: list = []
+    monitor = Monitor(Limits(seconds=60, nodes=2_000), reports.append)
+    stopped = run_search(lambda m: _reduce(level, GAME.start(level), m), monitor)
+    assert stopped.status == "node-limit"
+    last = reports[-1]
+    assert last.sample_moves
+    reached = GAME.replay(level, last.sample_moves)
+    assert GAME.render_text(level, reached) == GAME.render_text(level, last.sample)
 
 
 def test_pdb_finds_korf_optima_on_the_easiest_instances(cached_databases: None) -> None:

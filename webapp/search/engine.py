@@ -50,6 +50,9 @@ class Progress:
     #: The moves (tokens) from where the search started to ``closest``, where the search
     #: keeps them: a player can take over there in their own game on the same level.
     closest_moves: list[str] | None = None
+    #: The moves from where the search started to ``sample``, where a search that keeps no
+    #: closest position kept them when it stopped (``Monitor.stopped_here``).
+    sample_moves: list[str] | None = None
     #: Where the search has looked so far (``webapp.search.heat``), where it counts.
     heat: HeatMap | None = None
 
@@ -159,6 +162,9 @@ class Monitor:
         self.closest: Any = None
         self.closest_h: int | None = None
         self.closest_moves: list[str] | None = None
+        #: The position a search stopped at and the moves to it (``stopped_here``).
+        self.stopped_sample: Any = None
+        self.sample_moves: list[str] | None = None
         if self.limits.nodes is not None:
             self.stride = max(1, min(self.stride, self.limits.nodes))
 
@@ -217,6 +223,7 @@ class Monitor:
                 closest=self.closest,
                 closest_h=self.closest_h,
                 closest_moves=self.closest_moves,
+                sample_moves=self.sample_moves,
                 heat=self._heat_shown(),
             )
         )
@@ -258,6 +265,13 @@ class Monitor:
         if self.closest_h is None or h < self.closest_h:
             self.closest_h, self.closest = h, display()
             self.closest_moves = moves() if moves is not None else None
+
+    def stopped_here(self, display: Callable[[], Any], moves: Callable[[], list[str]]) -> None:
+        """Keep the position a search was looking at when a limit stopped it, and the moves
+        from its start to there: the last report shows it, and a player can take over there
+        in their own game on the same level. Called once, as the search stops (a search
+        that rebuilds the moves from its parents pays for it then, not at each expansion)."""
+        self.stopped_sample, self.sample_moves = display(), moves()
 
     def result(self, status: str, **fields: Any) -> Result:
         """A Result carrying this monitor's totals and elapsed time."""
@@ -343,7 +357,9 @@ def run_search(search: Callable[[Monitor], Result], monitor: Monitor) -> Result:
     try:
         return search(monitor)
     except Stop as stop:
-        if monitor.closest is not None and monitor.on_progress is not None:
+        if monitor.on_progress is not None and monitor.sample_moves is not None:
+            monitor.report(monitor.stopped_sample)  # where it stopped, with the moves there
+        elif monitor.closest is not None and monitor.on_progress is not None:
             monitor.report()  # the page shows the closest position met, however late
         return monitor.result(stop.reason)
     except MemoryError:

@@ -17,13 +17,12 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, redirect, render_template, request
 from flask_sock import ConnectionClosed, Sock
 
-from webapp.core import sharing
 from webapp.core.budgets import HINTS, NEW_LEVELS, SOCKETS, SOLVES
 from webapp.core.errors import NotFound, Refused
 from webapp.core.play import Play
 from webapp.core.playback import Playback
 from webapp.core.text import MAX_JSON_DEPTH, json_depth
-from webapp.games.base import LevelError, MoveError
+from webapp.games.base import MoveError
 from webapp.games.solving import check_solution
 from webapp.jobs.base import Busy, Job
 from webapp.jobs.work import Improve, Solve
@@ -35,11 +34,11 @@ from webapp.web.levels import (
     mark_shown,
     play_context,
     save_play,
-    shelf,
 )
 from webapp.web.players import player_id, same_origin
 from webapp.web.solvers import get_runner, get_tables, hint_limits, job_request, web_limits
 from webapp.web.watch import (
+    NO_WAY_THERE,
     playback_of,
     render_frame,
     render_panel,
@@ -236,9 +235,9 @@ def use_solution(game_name: str, collection: str, ident: str) -> str:
 @bp.post("/<game_name>/<collection>/<ident>/solve/stopped")
 @spends(NEW_LEVELS)
 def play_stopped(game_name: str, collection: str, ident: str) -> Response:
-    """The position a search stopped at (out of time or states), for the player to take on:
-    in their own game on this level, as assisted moves (a replay link's "Play from here"),
-    where the search kept the moves to it; else as a level of its own."""
+    """The position a search stopped at (out of time or states), for the player to take on
+    in their own game on this level, as assisted moves (a replay link's "Play from here"):
+    never a level of its own, whose win would not count for this one."""
     found = find_level(game_name, collection, ident)
     job = get_runner().get(request.form.get("job", ""), player_id())
     position = stopped_at(job)
@@ -246,18 +245,13 @@ def play_stopped(game_name: str, collection: str, ident: str) -> Response:
         raise NotFound("That search did not stop short of its goal: no position to take on.")
     if job.request.board != found.board_key:
         raise NotFound("That search left no position of this level to take on.")
-    game = found.game
     moves = stopped_moves(found, job)
-    if moves is not None:
-        play = load_play(found)
-        play.replace(moves, assisted=True)
-        save_play(found, play)
-        return redirect(found.ref.path, code=303)
-    try:
-        level = game.parse(game.render_text(found.level, position))[0]
-    except LevelError as error:  # a position the game's own format cannot hold
-        raise Refused(f"That position cannot be played on its own: {error}") from None
-    return redirect(sharing.share_level(shelf(), game, level).path, code=303)
+    if moves is None:
+        raise Refused(NO_WAY_THERE)
+    play = load_play(found)
+    play.replace(moves, assisted=True)
+    save_play(found, play)
+    return redirect(found.ref.path, code=303)
 
 
 @bp.post("/<game_name>/<collection>/<ident>/hint")

@@ -21,6 +21,13 @@ from webapp.web.solvers import get_runner, web_limits
 CHART_POINTS, CHART_SECONDS = 4, 0.3
 #: How a solve ends when it runs out of its limits: where it had got to can be played on.
 STOPPED = ("timeout", "node-limit", "memory-limit")
+#: Why a stopped search's position cannot be played from: the search kept no moves that reach
+#: it from the level's start (a position alone would make a level of its own, whose win is
+#: not this level's).
+NO_WAY_THERE = (
+    "This search did not keep the moves that lead to its position, so your game on this "
+    "level cannot be moved there."
+)
 #: The note of an optimal search that deepens its bound (IDA*, A* by f): every solution
 #: takes at least that many of its metric.
 _BOUND = re.compile(r"f-bound (\d+)")
@@ -248,11 +255,18 @@ def stopped_at(job: Job | None) -> Any:
 
 
 def stopped_moves(found: Found, job: Job) -> list[str] | None:
-    """The moves from the level's start to the closest position a stopped search met, when
-    the search kept the moves there and they reach it by the rules; else None."""
+    """The moves from the level's start to the position a stopped search shows (the closest
+    it met, else the one it was looking at), when the search kept the moves there and they
+    reach it by the rules; else None."""
     progress = job.progress
-    kept = getattr(progress, "closest_moves", None)
-    if progress is None or progress.closest is None or kept is None:
+    shown = stopped_at(job)
+    if progress is None or shown is None:
+        return None
+    if progress.closest is not None:
+        kept = getattr(progress, "closest_moves", None)
+    else:
+        kept = getattr(progress, "sample_moves", None)
+    if kept is None:
         return None
     game, level = found.game, found.level
     moves = [*job.request.moves, *kept]
@@ -260,7 +274,7 @@ def stopped_moves(found: Found, job: Job) -> list[str] | None:
         reached = game.replay(level, moves)
     except ValueError:  # moves the rules refuse: not this level's way there
         return None
-    if game.render_text(level, reached) != game.render_text(level, progress.closest):
+    if game.render_text(level, reached) != game.render_text(level, shown):
         return None
     return moves
 
@@ -305,6 +319,7 @@ def panel_context(found: Found, job: Job | None) -> dict[str, Any]:
         context["stopped"] = stopped is not None
         context["stopped_closest"] = stopped is not None and progress.closest is not None
         context["stopped_here"] = stopped is not None and stopped_moves(found, job) is not None
+        context["no_way_there"] = NO_WAY_THERE
         if playback is not None:
             context["frame"] = playback.state
         elif stopped is not None:

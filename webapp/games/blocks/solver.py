@@ -16,7 +16,7 @@ from functools import lru_cache
 from webapp.games.base import Algorithm
 from webapp.games.blocks.level import Level, Position, board_text, parse_collection
 from webapp.games.blocks.space import METRICS, Looked, Space
-from webapp.search import Heat, Monitor, Result, Tracer, run_search
+from webapp.search import Heat, Monitor, Result, Stop, Tracer, run_search
 
 #: The largest reachable space a distance table is built for.
 TABLE_LIMIT = 500_000
@@ -36,9 +36,25 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
     space = _space_of(level)
     goal_mask, goal_value = space.goal_mask, space.goal_value
 
+    # The position each tick shows (``at``): where a limit stops the search, the moves there
+    # are rebuilt from the parents, once, for the player to take over on this level.
+    at = space.encode(places)
+    parents: dict[int, int | None] = {}
+
     def run(monitor: Monitor) -> Result:
+        try:
+            return layers(monitor)
+        except Stop:
+            monitor.stopped_here(
+                lambda: Position(_followed(space, parents, places, at)),
+                lambda: _unit_path(space, parents, at),
+            )
+            raise
+
+    def layers(monitor: Monitor) -> Result:
+        nonlocal at
         start = space.encode(places)
-        parents: dict[int, int | None] = {start: None}
+        parents[start] = None
         if start & goal_mask == goal_value:
             return monitor.result("solved", moves=[], cost=0, optimal=True)
         layer = [start]
@@ -52,6 +68,7 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
         heat = _Occupied(space, counts) if counts is not None else None
         children = space.children(metric, heat.looked if heat is not None else None)
         while layer:
+            at = layer[0]
             monitor.tick(
                 expanded,
                 generated,
@@ -68,6 +85,7 @@ def search(level: Level, places: tuple[int, ...], metric: str, monitor: Monitor)
                 if expanded % stride == 0:
                     if heat is not None and len(heat.looked) >= heat.BATCH:
                         heat.count()
+                    at = key
                     monitor.tick(
                         expanded,
                         generated,
@@ -179,6 +197,24 @@ def _unit_path(space: Space, parents: dict[int, int | None], key: int) -> list[s
     chain.reverse()
     moves = zip(chain, chain[1:], strict=False)
     return [token for before, after in moves for token in space.unit_steps(before, after)]
+
+
+def _followed(
+    space: Space, parents: dict[int, int | None], places: tuple[int, ...], key: int
+) -> tuple[int, ...]:
+    """The places of position ``key`` as the moves from ``places`` leave each piece: the
+    search's keys do not tell same-shaped pieces apart, a player's game does (their letters
+    stay where the moves took them)."""
+    chain = [key]
+    while (parent := parents[chain[-1]]) is not None:
+        chain.append(parent)
+    followed = list(places)
+    for step in reversed(chain[:-1]):
+        after = set(space.decode(step))
+        (left,) = set(followed) - after  # one piece moves a step
+        (reached,) = after - set(followed)
+        followed[followed.index(left)] = reached
+    return tuple(followed)
 
 
 def _runner(metric: str) -> Callable[[Level, Position, Monitor], Result]:

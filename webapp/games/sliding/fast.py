@@ -154,6 +154,17 @@ def beam_search(
     parent = np.zeros(width, np.int64)
     made = 0
     heat = monitor.heat_map(rows, cols)
+
+    def line(at: int, depth: int) -> list[str]:
+        """The moves to board ``at`` of layer ``depth``: its holes, parent by parent."""
+        cells = []
+        for d in range(depth, 0, -1):
+            cells.append(int(hole_cells[d][at]))
+            at = int(parents[d - 1][at])
+        cells.append(int(hole_cells[0][0]))
+        cells.reverse()
+        return [tokens[a, b] for a, b in zip(cells, cells[1:], strict=False)]
+
     for depth in range(1, longest + 1):
         if heat is not None:  # the layer's boards, each expanded by the kernel: their holes
             np.add.at(heat.counts, current[1][:count], 1)
@@ -164,24 +175,23 @@ def beam_search(
         )  # fmt: skip
         made += 3 * count
         front = following[0][0]
-        monitor.tick(
-            monitor.expanded + count, monitor.generated + count, count, depth,
-            lambda front=front: tuple(int(t) for t in front),
-        )  # fmt: skip
-        if count == 0 or made > len(seen) // 2:
-            return None
         parents.append(parent[:count].astype(np.int32))
         hole_cells.append(following[1][:count].astype(np.int32))
+        try:
+            monitor.tick(
+                monitor.expanded + count, monitor.generated + count, count, depth,
+                lambda front=front: tuple(int(t) for t in front),
+            )  # fmt: skip
+        except Stop:
+            if count:  # the board shown, the layer's first, and its moves, read once
+                shown = tuple(int(t) for t in front)
+                monitor.stopped_here(lambda s=shown: s, lambda d=depth: line(0, d))
+            raise
+        if count == 0 or made > len(seen) // 2:
+            return None
         current, following = following, current
         if solved >= 0:
-            cells = []
-            at = solved
-            for d in range(depth, 0, -1):
-                cells.append(int(hole_cells[d][at]))
-                at = int(parents[d - 1][at])
-            cells.append(int(hole_cells[0][0]))
-            cells.reverse()
-            return [tokens[a, b] for a, b in zip(cells, cells[1:], strict=False)]
+            return line(solved, depth)
     return None
 
 
@@ -234,6 +244,15 @@ class _Run:
 
 def _reduce(level: Level, board: Board, monitor: Monitor) -> Result:
     run = _Run(level, board, monitor)
+    try:
+        return _reduced(run, level, monitor)
+    except Stop:
+        # The board the page shows is the reduction's, reached by the moves it has made.
+        monitor.stopped_here(lambda: tuple(run.board), lambda: list(run.path))
+        raise
+
+
+def _reduced(run: _Run, level: Level, monitor: Monitor) -> Result:
     rows, cols = level.rows, level.cols
     top = left = 0
     while rows - top > 3 or cols - left > 3:

@@ -22,7 +22,7 @@ from typing import Any
 
 from webapp.games.sliding.heuristics import move_table
 from webapp.games.sliding.level import Level, goal
-from webapp.search import Monitor, Result, no_heat, run_search
+from webapp.search import Monitor, Result, Stop, no_heat, run_search
 
 Board = tuple[int, ...]
 
@@ -544,43 +544,55 @@ def pdb_idastar(start: Board, tables: list[bytes], monitor: Monitor) -> Result:
     def sample() -> Board:
         return tuple(int(t) for t in board)
 
-    while True:
-        if bound >= depth_cap:
-            return monitor.result("error", error=f"no solution within {depth_cap} moves")
-        state[kernels.DEPTH] = 0
-        state[kernels.BOUND] = bound
-        state[kernels.NEXT_BOUND] = 1 << 30
-        slot[0] = 0
-        monitor.note = f"f-bound {bound}"
-        monitor.tick(
-            int(state[kernels.EXPANDED]),
-            int(state[kernels.GENERATED]),
-            0,
-            bound,
-            sample,
-            force=True,
-        )
+    def path() -> list[str]:
+        """The moves to the board the search is at: its hole's cells down the current line."""
+        cells = [int(c) for c in holes[: int(state[kernels.DEPTH]) + 1]]
+        return [tokens[a, b] for a, b in zip(cells, cells[1:], strict=False)]
+
+    try:
         while True:
-            budget = SLICE
-            if limit is not None:
-                budget = max(1, min(budget, limit - int(state[kernels.EXPANDED])))
-            status = kernels.pdb_ida(
-                board, flat, offsets, pattern_a, shift_a, mirror_pattern_a,
-                mirror_shift_a, move_cell, move_dir, move_count, index_a, value_a,
-                mirror_index_a, mirror_value_a, holes, slot, h_plain, h_mirror, undo, state,
-                budget, counts, heat is not None,
-            )  # fmt: skip
-            expanded, generated = int(state[kernels.EXPANDED]), int(state[kernels.GENERATED])
-            if status == kernels.FOUND:
-                monitor.tick(expanded, generated, 0, bound, force=True)
-                depth = int(state[kernels.DEPTH])
-                cells = [int(c) for c in holes[: depth + 1]]
-                path = [tokens[a, b] for a, b in zip(cells, cells[1:], strict=False)]
-                return monitor.result("solved", moves=path, optimal=True, extra={"bound": bound})
-            monitor.tick(expanded, generated, 0, bound, sample)
-            if status == kernels.EXHAUSTED:
-                break
-        bound = int(state[kernels.NEXT_BOUND])
+            if bound >= depth_cap:
+                return monitor.result("error", error=f"no solution within {depth_cap} moves")
+            state[kernels.DEPTH] = 0
+            state[kernels.BOUND] = bound
+            state[kernels.NEXT_BOUND] = 1 << 30
+            slot[0] = 0
+            monitor.note = f"f-bound {bound}"
+            monitor.tick(
+                int(state[kernels.EXPANDED]),
+                int(state[kernels.GENERATED]),
+                0,
+                bound,
+                sample,
+                force=True,
+            )
+            while True:
+                budget = SLICE
+                if limit is not None:
+                    budget = max(1, min(budget, limit - int(state[kernels.EXPANDED])))
+                status = kernels.pdb_ida(
+                    board, flat, offsets, pattern_a, shift_a, mirror_pattern_a,
+                    mirror_shift_a, move_cell, move_dir, move_count, index_a, value_a,
+                    mirror_index_a, mirror_value_a, holes, slot, h_plain, h_mirror, undo, state,
+                    budget, counts, heat is not None,
+                )  # fmt: skip
+                expanded, generated = int(state[kernels.EXPANDED]), int(state[kernels.GENERATED])
+                if status == kernels.FOUND:
+                    monitor.tick(expanded, generated, 0, bound, force=True)
+                    depth = int(state[kernels.DEPTH])
+                    cells = [int(c) for c in holes[: depth + 1]]
+                    path = [tokens[a, b] for a, b in zip(cells, cells[1:], strict=False)]
+                    return monitor.result(
+                        "solved", moves=path, optimal=True, extra={"bound": bound}
+                    )
+                monitor.tick(expanded, generated, 0, bound, sample)
+                if status == kernels.EXHAUSTED:
+                    break
+            bound = int(state[kernels.NEXT_BOUND])
+    except Stop:
+        # Stopped by a limit: the board shown and the line of moves to it, read once.
+        monitor.stopped_here(sample, path)
+        raise
 
 
 #: Nodes per kernel call: a few milliseconds of search between monitor ticks.

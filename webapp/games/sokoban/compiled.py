@@ -447,6 +447,11 @@ class CompiledSearch:
         node = int(self.counters[self.kernels.NEAREST])
         return self.cells[int(self.player[node])], self.bitboard(node)
 
+    def nearest_pushes(self) -> list[int]:
+        """The pushes from the start to ``nearest_position`` (forwards), by the parent each
+        stored position keeps: read when the nearest changes, never at an expansion."""
+        return self._pushes(int(self.counters[self.kernels.NEAREST]))
+
     @property
     def dead_corrals(self) -> int:
         """How many corrals the search has found that can never be opened."""

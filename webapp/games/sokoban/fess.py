@@ -266,6 +266,7 @@ class FessSearch:
         self.best: Node | None = None
         #: The least bound of an expanded position, with its player and boxes.
         self.nearest: tuple[int, int, int] = (FAR, 0, 0)
+        self.nearest_node: Node | None = None
 
     def score(self, boxes: int, h: int) -> Score:
         packed, regions, links, out = self.space.features(boxes)
@@ -316,7 +317,7 @@ class FessSearch:
         if self.best is None or node.best < self.best.best:
             self.best = node
         if score[4] < self.nearest[0]:
-            self.nearest = (score[4], node.player, node.boxes)
+            self.nearest, self.nearest_node = (score[4], node.player, node.boxes), node
         pushes = self._children(node)
         if pushes is not None:
             return pushes
@@ -466,3 +467,7 @@ class Fess(Member):
         if self.search is None or self.search.nearest[0] >= FAR:
             return None
         return self.search.nearest
+
+    def closest_pushes(self) -> list[int] | None:
+        node = self.search.nearest_node if self.search is not None else None
+        return node.pushes() if node is not None else None

@@ -19,9 +19,10 @@ from typing import ClassVar
 from webapp.games.sokoban.board import FAR, Board, cells_of, square_numbers
 from webapp.games.sokoban.bound import LowerBound
 from webapp.games.sokoban.compiled import MEMORY_SHARE, ArraysFull, CompiledSearch, Outcome, Pause
+from webapp.games.sokoban.optimize import tokens_of
 from webapp.games.sokoban.position import Position
 from webapp.games.sokoban.rooms import SMALLEST_ROOM, GoalRoom, goal_rooms
-from webapp.search import Monitor, Result
+from webapp.search import Monitor, Result, Stop
 
 #: Expansions a search makes in each of its turns.
 TURN = 2048
@@ -170,6 +171,11 @@ class Member:
         least, player, boxes), or None."""
         return None
 
+    def closest_pushes(self) -> list[int] | None:
+        """The pushes from the solve's start to the position ``closest`` offers, where the
+        search keeps them (its parents), else None."""
+        return None
+
 
 class Portfolio:
     """The fast solver's searches taking turns on one level (solver.run_fast): one member per
@@ -277,12 +283,17 @@ class Portfolio:
         # Members whose arrays are full, with none left to meet them: they take no turns.
         self.spent: set[int] = set()
         pauses = max(1, TURN // self.stride)
-        while True:
-            for index, member in enumerate(self.members):
-                if index not in self.spent:
-                    result = self._turn(index, pauses * member.setting.tuning.turns)
-                    if result is not None:
-                        return result
+        self.closest_pushes: list[int] | None = None
+        try:
+            while True:
+                for index, member in enumerate(self.members):
+                    if index not in self.spent:
+                        result = self._turn(index, pauses * member.setting.tuning.turns)
+                        if result is not None:
+                            return result
+        except Stop:
+            self._moves_to_closest()
+            raise
 
     def _turn(self, index: int, pauses: int) -> Result | None:
         """One turn of member ``index``: a result when the solve ends with it."""
@@ -315,12 +326,28 @@ class Portfolio:
         """The position a forward search has queued with the fewest pushes still needed at
         least (its matching bound), kept as the closest so far: where a player may take
         over when the solve stops short."""
-        offers = [offer for offer in (m.closest() for m in self.members) if offer is not None]
+        offers = [
+            (offer, member) for member in self.members if (offer := member.closest()) is not None
+        ]
         if not offers:
             return
-        best, player, boxes = min(offers, key=lambda offer: offer[0])
+        (best, player, boxes), member = min(offers, key=lambda pair: pair[0][0])
         if self.monitor.closest_h is None or best < self.monitor.closest_h:
             self.monitor.closer(best, sampler(self.board, player, boxes))
+            # The pushes there, read from the member's parents now (the estimate only
+            # falls, so a few times a solve): its arrays may start over before the stop.
+            self.closest_pushes = member.closest_pushes()
+
+    def _moves_to_closest(self) -> None:
+        """As the solve stops: the moves from its start to the closest position kept, a
+        walk to each push, so a player can take over there on the same level."""
+        if self.closest_pushes is None or self.monitor.closest is None:
+            return
+        try:
+            tokens = tokens_of(self.board, self.position, self.closest_pushes)
+        except ValueError:  # pushes that do not lead there: no moves offered
+            return
+        self.monitor.closest_moves = tokens
 
     def _retire(self, index: int) -> None:
         """Member ``index`` has filled its arrays and none is left to meet it: the others go

@@ -717,6 +717,12 @@ class BestFirst(Member):
             return None
         return (search.closest, *search.nearest_position)
 
+    def closest_pushes(self) -> list[int] | None:
+        search = self.compiled
+        if not self.forwards or search.closest >= FAR:
+            return None
+        return search.nearest_pushes()
+
 
 class Forward(BestFirst):
     """Forwards by pushes from the start (Kind.FORWARD)."""
@@ -883,6 +889,12 @@ class Aimed(Member):
         if search is None or search.closest >= FAR:
             return None
         return (search.closest, *search.nearest_position)
+
+    def closest_pushes(self) -> list[int] | None:
+        search = self.compiled
+        if search is None or search.closest >= FAR:
+            return None
+        return search.nearest_pushes()
 
 
 class PythonForward(Member):

@@ -301,6 +301,29 @@ def _drive(
     expanded (a bucket means nothing to a player)."""
     from webapp.games.vexed import kernels
 
+    try:
+        return _slices(search, monitor, cap, weight, per_block, until, hand_over, offset)
+    except Stop:
+        # Stopped by a limit: the board last expanded is the one the page shows; its moves,
+        # rebuilt from the parents once, let the player take over there on the same level.
+        last = int(search.state[kernels.LAST])
+        monitor.stopped_here(search.sample, lambda: _tokens(search.compact, search.path(last)))
+        raise
+
+
+def _slices(
+    search: _CompiledSearch,
+    monitor: Monitor,
+    cap: int,
+    weight: int,
+    per_block: int,
+    until: float | None,
+    hand_over: bool,
+    offset: tuple[int, int, int, int],
+) -> int:
+    """``_drive``'s loop: the kernel in slices, the monitor ticked between them."""
+    from webapp.games.vexed import kernels
+
     limit = monitor.limits.nodes
     while True:
         budget = SLICE
@@ -501,9 +524,11 @@ class _CompiledSearch:
     def sample(self) -> Board:
         return self.compact.decode(self.board(int(self.state[self.kernels.LAST])))
 
-    def path(self) -> list[bytes]:
+    def path(self, at: int | None = None) -> list[bytes]:
+        """The boards from the start to board ``at`` (the goal found, by default), by the
+        parent each board keeps."""
         boards = []
-        at = int(self.state[self.kernels.GOAL])
+        at = int(self.state[self.kernels.GOAL]) if at is None else at
         while at >= 0:
             boards.append(self.board(at))
             at = int(self.parent[at])
