@@ -652,16 +652,24 @@ def test_solves_from_both_routes_spend_one_budget(tmp_path):
         get_runner().shutdown()
 
 
-def test_new_levels_from_both_routes_spend_one_budget(tmp_path):
-    """A start form's new game and a search's stopping place as a level are both new levels."""
-    app = app_with(tmp_path, BUDGET_NEW_LEVELS="1 per hour")
+def test_a_stopped_searchs_position_spends_moves_not_new_levels(tmp_path):
+    """Playing on from where a search stopped moves the player's game on its own level and
+    makes no level: it spends the moves budget, not the new levels' (a start form's new game
+    spends that one)."""
+    app = app_with(tmp_path, BUDGET_NEW_LEVELS="1 per hour", BUDGET_MOVES="1 per hour")
     client, token = fresh(app)
     made = client.post(
         "/sliding/generate", data={"csrf_token": token, "rows": "3", "cols": "3", "mode": "uniform"}
     )
     assert made.status_code == 303
+    again = client.post(
+        "/sliding/generate", data={"csrf_token": token, "rows": "3", "cols": "3", "mode": "uniform"}
+    )
+    assert again.status_code == 429 and "made many new games this hour" in again.text
     stopped = client.post("/sokoban/microban/3/solve/stopped", data={"csrf_token": token})
-    assert stopped.status_code == 429 and "made many new games this hour" in stopped.text
+    assert stopped.status_code != 429  # no search to play on from: refused, but not counted out
+    stopped = client.post("/sokoban/microban/3/solve/stopped", data={"csrf_token": token})
+    assert stopped.status_code == 429 and "Too many moves" in stopped.text
 
 
 def test_viewing_settings_is_free_and_only_a_change_spends_the_name_budget(tmp_path):

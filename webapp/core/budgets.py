@@ -63,8 +63,7 @@ SOCKETS = Budget("sockets", "60 per minute", "Too many solver streams opened lat
 PASTES = Budget(
     "pastes", "60 per hour", "You have shared many levels this hour; please wait a while."
 )
-#: New games made by the site: a start form's level (/generate) and the position a search
-#: stopped at (/solve/stopped).
+#: New games made by the site: a start form's level (/generate).
 NEW_LEVELS = Budget(
     "new_levels", "120 per hour", "You have made many new games this hour; please wait."
 )

@@ -17,7 +17,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, redirect, render_template, request
 from flask_sock import ConnectionClosed, Sock
 
-from webapp.core.budgets import HINTS, NEW_LEVELS, SOCKETS, SOLVES
+from webapp.core.budgets import HINTS, MOVES, SOCKETS, SOLVES
 from webapp.core.errors import NotFound, Refused
 from webapp.core.play import Play
 from webapp.core.playback import Playback
@@ -233,7 +233,7 @@ def use_solution(game_name: str, collection: str, ident: str) -> str:
 
 
 @bp.post("/<game_name>/<collection>/<ident>/solve/stopped")
-@spends(NEW_LEVELS)
+@spends(MOVES)  # the player's game moved on by the search's moves: no level is made
 def play_stopped(game_name: str, collection: str, ident: str) -> Response:
     """The position a search stopped at (out of time or states), for the player to take on
     in their own game on this level, as assisted moves (a replay link's "Play from here"):
