@@ -124,33 +124,28 @@ def test_the_step_view_shows_what_trace_prints_in_its_order(screen, learning_ser
     expect(page.locator("#go-on-button")).to_be_visible()
 
 
-def test_pdb_and_astar_race_to_fifty_moves_on_fifteen_10(browser, learning_server):
-    context = browser.new_context(**SCREENS["desktop"])
-    page = context.new_page()
-    page.set_default_timeout(20_000)
-    try:
-        page.goto(learning_server.url + "/sliding/fifteen/10")
-        page.locator("#race-link").click()
-        for name in ("astar", "idastar", "pdb", "fast"):
-            box = page.locator(f'input[name="algorithm"][value="{name}"]')
-            box.set_checked(name in ("pdb", "astar"))
-        page.locator("#race-start").click()
-        lanes = page.locator(".lane[data-url]")
-        expect(lanes).to_have_count(2)
-        # Live: each lane shows its board and figures while its solve runs.
-        expect(page.locator(".lane .lane-board .board").first).to_be_visible()
-        for index in range(2):
-            expect(lanes.nth(index)).to_have_attribute("data-state", "done", timeout=120_000)
-        bodies = page.locator(".lane-body")
-        algorithms = {bodies.nth(i).get_attribute("data-algorithm") for i in range(2)}
-        assert algorithms == {"pdb", "astar"}
-        for index in range(2):
-            expect(bodies.nth(index)).to_have_attribute("data-status", "solved")
-            expect(bodies.nth(index)).to_have_attribute("data-length", "50")
-            expect(bodies.nth(index).locator(".lane-status")).to_contain_text("50 moves")
-        expect(page.locator("#race-stop")).to_be_hidden()  # nothing left to stop
-    finally:
-        context.close()
+def test_pdb_and_astar_race_to_fifty_moves_on_fifteen_10(screen, learning_server):
+    page = screen
+    page.goto(learning_server.url + "/sliding/fifteen/10")
+    press(page, "#race-link")
+    for name in ("astar", "idastar", "pdb", "fast"):
+        box = page.locator(f'input[name="algorithm"][value="{name}"]')
+        box.set_checked(name in ("pdb", "astar"))
+    press(page, "#race-start")
+    lanes = page.locator(".lane[data-url]")
+    expect(lanes).to_have_count(2)
+    # Live: each lane shows its board and figures while its solve runs.
+    expect(page.locator(".lane .lane-board .board").first).to_be_visible()
+    for index in range(2):
+        expect(lanes.nth(index)).to_have_attribute("data-state", "done", timeout=120_000)
+    bodies = page.locator(".lane-body")
+    algorithms = {bodies.nth(i).get_attribute("data-algorithm") for i in range(2)}
+    assert algorithms == {"pdb", "astar"}
+    for index in range(2):
+        expect(bodies.nth(index)).to_have_attribute("data-status", "solved")
+        expect(bodies.nth(index)).to_have_attribute("data-length", "50")
+        expect(bodies.nth(index).locator(".lane-status")).to_contain_text("50 moves")
+    expect(page.locator("#race-stop")).to_be_hidden()  # nothing left to stop
 
 
 def test_race_the_solver_after_a_win(screen, learning_server):

@@ -31,6 +31,13 @@ def quick_server(tmp_path_factory):
         yield running
 
 
+def tap_or_click(target) -> None:
+    if target.page.viewport_size["width"] < 500:
+        target.tap()
+    else:
+        target.click()
+
+
 def blocks(page, selector: str) -> str:
     return page.evaluate(BLOCKS.replace("SELECTOR", repr(selector)))
 
@@ -118,14 +125,14 @@ def test_play_from_the_closest_position_keeps_the_level_its_breadcrumb_and_recor
     expect(page.locator("#records")).to_be_visible()
 
 
-def test_sokoban_default_search_stopped_keeps_the_level(page, quick_server):
+def test_sokoban_default_search_stopped_keeps_the_level(screen, quick_server):
     """The default (compiled portfolio) search on XSokoban 29 runs out of states; "Play from
     the closest position" moves the player's own game on this level there, by the pushes
     the search kept (walked to), on the same page: breadcrumb, number and records stay."""
-    page.set_viewport_size({"width": 1280, "height": 900})
+    page = screen  # on each screen: the phone's finger taps
     page.goto(quick_server.url + "/sokoban/xsokoban/29")
     crumbs = page.locator("nav.crumbs").inner_text()
-    page.locator("#solve-button").click()
+    tap_or_click(page.locator("#solve-button"))
     expect(page.locator("#solve-status")).to_have_attribute(
         "data-status", "node-limit", timeout=90_000
     )
@@ -137,7 +144,7 @@ def test_sokoban_default_search_stopped_keeps_the_level(page, quick_server):
     assert closest and closest != page.evaluate(boxes.replace("#solve-board", "#play"))
     button = page.get_by_role("button", name="Play from the closest position")
     assert "Your game on this level" in button.get_attribute("title")
-    button.click()
+    tap_or_click(button)
     expect(page).to_have_url(quick_server.url + "/sokoban/xsokoban/29")
     assert page.evaluate(boxes.replace("#solve-board", "#play")) == closest
     assert int(page.locator("#count-moves").inner_text()) > 0  # the moves that reach it

@@ -357,4 +357,4 @@ def test_a_nul_character_in_pasted_text_is_refused_with_its_line(client):
 def test_the_solver_panel_says_its_time_limit_before_the_start(client):
     """The limit is shown before it hits (issue #33)."""
     page = client.get("/sokoban/microban/1").text
-    assert re.search(r'id="solve-limits">A search stops after 60 s', page), "no limit shown"
+    assert re.search(r'id="solve-limits">Each search stops after 60 s', page), "no limit shown"
